@@ -1,0 +1,82 @@
+/* rp_detector.h — what every detector implements, and what it reports.
+ *
+ * One detector = one module (det_<name>.c) exporting one `rp_detector_ops`.
+ * The engine (rp_engine.h) feeds it the event stream, one callback per event
+ * kind; a callback the detector does not need may be NULL.  Races go back
+ * through the `report` function of the environment, either while the event
+ * that completes them is being processed (online: the front end can still
+ * take that thread's stack) or from `finish` (post-processing at the end of
+ * the stream).
+ *
+ * Adding a detector: write det_<name>.c, add its ops to the table in
+ * rp_detectors.c.  Nothing else changes.
+ */
+#ifndef RP_DETECTOR_H
+#define RP_DETECTOR_H
+
+#include "rp_event.h"
+
+#include <stdbool.h>
+
+/* One access as a detector remembers it (an earlier event it can pair). */
+typedef struct rp_access {
+    uint64_t id;
+    uint64_t addr;
+    uint64_t site;
+    rp_tid_t tid;
+    uint32_t size;
+    bool is_write;
+} rp_access;
+
+/* A race: two conflicting accesses, `first` earlier in the stream. */
+typedef struct rp_race {
+    const char *detector;   /* name of the detector that predicted it */
+    rp_access first;
+    rp_access second;
+    uint64_t addr;          /* first byte both accesses touch */
+    uint32_t size;          /* number of bytes, from addr, both touch */
+    bool observed;          /* the two accesses are unordered by HB */
+} rp_race;
+
+typedef void (*rp_race_fn)(void *ctx, const rp_race *race);
+
+typedef struct rp_detector_env {
+    rp_race_fn report;
+    void *report_ctx;
+    /* Report every race pair of the relation (seed 000's technique), not
+     * only one earlier partner per racy access.  Costs memory linear in the
+     * number of accesses: for offline analysis and tests. */
+    bool all_pairs;
+} rp_detector_env;
+
+typedef struct rp_detector_ops {
+    const char *name;
+    const char *summary;    /* one line for --help and docs */
+    bool needs_branches;    /* front ends skip RP_EV_BRANCH unless set */
+
+    void *(*create)(const rp_detector_env *env);
+    void (*destroy)(void *self);
+
+    void (*read)(void *self, const rp_event *e);
+    void (*write)(void *self, const rp_event *e);
+    void (*acquire)(void *self, const rp_event *e);
+    void (*release)(void *self, const rp_event *e);
+    void (*acquire_shared)(void *self, const rp_event *e);
+    void (*release_shared)(void *self, const rp_event *e);
+    void (*fork)(void *self, const rp_event *e);
+    void (*join)(void *self, const rp_event *e);
+    void (*branch)(void *self, const rp_event *e);
+    void (*sync_send)(void *self, const rp_event *e);
+    void (*sync_recv)(void *self, const rp_event *e);
+    void (*forget)(void *self, const rp_event *e);
+
+    /* End of the stream: post-processing, remaining reports. */
+    void (*finish)(void *self);
+} rp_detector_ops;
+
+/* The registry (rp_detectors.c). */
+const rp_detector_ops *rp_detector_find(const char *name);
+unsigned rp_detector_count(void);
+const rp_detector_ops *rp_detector_at(unsigned i);
+
+#endif

@@ -1,0 +1,40 @@
+/* rp_shim.h — the portable core's only link to its host.
+ *
+ * The core (everything under racepred/core/) includes no Valgrind header and
+ * no libc header beyond the freestanding ones (<stdint.h>, <stddef.h>,
+ * <stdbool.h>, <stdarg.h>).  Whatever it needs from the outside world goes
+ * through the functions declared here.  Two implementations exist:
+ *   - racepred/rp_shim_vg.c   inside the tool (VG_(malloc), tl_assert, ...)
+ *   - racepred/core/rp_shim_libc.c   for racepred-analyze and the unit tests.
+ * rp_malloc/rp_calloc/rp_realloc never return NULL: on exhaustion the host
+ * stops the program with a message.
+ */
+#ifndef RP_SHIM_H
+#define RP_SHIM_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *rp_malloc(const char *cost_centre, size_t n);
+void *rp_calloc(const char *cost_centre, size_t count, size_t n);
+void *rp_realloc(const char *cost_centre, void *p, size_t n);
+void rp_free(void *p);
+
+void rp_memset(void *dst, int c, size_t n);
+void rp_memcpy(void *dst, const void *src, size_t n);
+int rp_memcmp(const void *a, const void *b, size_t n);
+size_t rp_strlen(const char *s);
+int rp_strcmp(const char *a, const char *b);
+
+/* printf-style diagnostics to the host's error channel. */
+void rp_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Stops the host: an internal invariant was violated. */
+void rp_panic(const char *file, int line, const char *cond) __attribute__((noreturn));
+
+#define rp_assert(cond) \
+    ((cond) ? (void)0 : rp_panic(__FILE__, __LINE__, #cond))
+
+#endif
