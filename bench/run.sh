@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/run.sh — racepred beside native, --tool=none, Helgrind and DRD, in one run.
+#
+# For each workload it runs every configuration BENCH_RUNS times (median
+# wall time, median peak RSS from GNU time) and writes a markdown table and
+# a CSV to bench/out/ with racepred's ratios to the others.  Nothing here is
+# a pass/fail test: the numbers go into docs/performance.md.
+#
+# Environment:
+#   BENCH_RUNS       runs per configuration (default 3)
+#   BENCH_BYTES      random bytes before base64 for the input (default 3000000,
+#                    which gives the 4 MB input of docs/performance.md)
+#   BENCH_DETECTORS  space-separated racepred detector lists (default "hb")
+#   VALGRIND_LIB     where racepred is; defaults to the in-tree vglib/ when
+#                    it exists, else the installed one
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+out="$here/out"
+runs=${BENCH_RUNS:-3}
+bytes=${BENCH_BYTES:-3000000}
+detectors=${BENCH_DETECTORS:-hb}
+mkdir -p "$out"
+
+if [ -z "${VALGRIND_LIB:-}" ] && [ -x "$top/vglib/racepred-amd64-linux" ]; then
+    export VALGRIND_LIB="$top/vglib"
+fi
+for need in valgrind /usr/bin/time pigz; do
+    command -v "$need" >/dev/null || { echo "bench: $need not found (apt-get install -y valgrind time pigz)" >&2; exit 1; }
+done
+
+input="$out/input.b64"
+if [ ! -s "$input" ] || [ "$(stat -c %s "$input")" -lt $((bytes * 4 / 3)) ]; then
+    head -c "$bytes" /dev/urandom | base64 > "$input"
+fi
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# measure NAME CMD... : prints "NAME wall rss_kb" (medians of $runs runs)
+measure() {
+    local name=$1; shift
+    local walls="" rsss="" i
+    for ((i = 0; i < runs; i++)); do
+        /usr/bin/time -f "%e %M" -o "$out/time.tmp" "$@" < "$input" > /dev/null 2> "$out/$name.stderr" || true
+        read -r w r < "$out/time.tmp"
+        walls+="$w"$'\n'; rsss+="$r"$'\n'
+    done
+    printf '%s %s %s\n' "$name" "$(printf '%s' "$walls" | median)" "$(printf '%s' "$rsss" | median)"
+}
+
+workloads=("pigz -p 2 -c")
+command -v pbzip2 >/dev/null && workloads+=("pbzip2 -p2 -c")
+
+csv="$out/bench.csv"
+md="$out/bench.md"
+echo "workload,config,wall_s,peak_rss_kb" > "$csv"
+{
+    echo "Machine: $(nproc) cores, $(uname -r); $(valgrind --version); input $(stat -c %s "$input") bytes; median of $runs runs"
+    echo
+    echo "| workload | config | wall s | peak RSS MB | vs none | vs helgrind | vs drd |"
+    echo "|---|---|---|---|---|---|---|"
+} > "$md"
+
+for wl in "${workloads[@]}"; do
+    read -r -a cmd <<< "$wl"
+    results=()
+    results+=("$(measure native "${cmd[@]}")")
+    results+=("$(measure none valgrind -q --tool=none "${cmd[@]}")")
+    results+=("$(measure helgrind valgrind -q --tool=helgrind "${cmd[@]}")")
+    results+=("$(measure drd valgrind -q --tool=drd "${cmd[@]}")")
+    for d in $detectors; do
+        results+=("$(measure "racepred-$d" valgrind -q --tool=racepred --detector="$d" "${cmd[@]}")")
+    done
+    none=$(printf '%s\n' "${results[@]}" | awk '$1 == "none" { print $2 }')
+    hg=$(printf '%s\n' "${results[@]}" | awk '$1 == "helgrind" { print $2 }')
+    drd=$(printf '%s\n' "${results[@]}" | awk '$1 == "drd" { print $2 }')
+    for r in "${results[@]}"; do
+        read -r name wall rss <<< "$r"
+        echo "$wl,$name,$wall,$rss" >> "$csv"
+        awk -v wl="$wl" -v n="$name" -v w="$wall" -v r="$rss" -v none="$none" -v hg="$hg" -v drd="$drd" \
+            'BEGIN { printf "| %s | %s | %.2f | %.1f | %.2f | %.2f | %.2f |\n", wl, n, w, r / 1024, w / none, w / hg, w / drd }' >> "$md"
+    done
+done
+rm -f "$out/time.tmp"
+cat "$md"
+echo "(written: $md, $csv)"
