@@ -1,0 +1,72 @@
+/* rp_clientreq.c — every client request racepred understands, in one place.
+ *
+ * The requests come from the preload (rp_intercepts.c); their numbers and
+ * arguments are listed in rp_clientreq.h.  Each one is turned into a call of
+ * the module that owns the concern (threads, locks) or directly into an
+ * event.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_tooliface.h"
+
+#include "rp_clientreq.h"
+#include "rp_locks.h"
+#include "rp_threads.h"
+#include "rp_tool.h"
+
+static Bool preload_seen;
+
+static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
+{
+    if (!VG_IS_TOOL_USERREQ('R', 'P', arg[0]))
+        return False;
+
+    switch ((rp_userreq)arg[0]) {
+    case RP_USERREQ_PRELOAD_HELLO:
+        preload_seen = True;
+        break;
+    case RP_USERREQ_THREAD_CREATED:
+        rp_threads_created(tid, arg[1]);
+        break;
+    case RP_USERREQ_JOIN_PRE:
+        rp_threads_join_pre(tid, arg[1]);
+        break;
+    case RP_USERREQ_MUTEX_ACQUIRED:
+        rp_locks_acquired(tid, arg[1]);
+        break;
+    case RP_USERREQ_MUTEX_RELEASE_PRE:
+        rp_locks_release_pre(tid, arg[1]);
+        break;
+    case RP_USERREQ_HEAP_BLOCK_NEW:
+        /* A block malloc just handed out: whatever earlier owners did to
+         * these bytes cannot race with the new owner. */
+        rp_tool_emit(RP_EV_FORGET, rp_threads_of_vg(tid), arg[1],
+                     (uint32_t)arg[2], 0);
+        break;
+    case RP_USERREQ_SYNC_SEND:
+        rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_of_vg(tid), arg[1], 0, 0);
+        break;
+    case RP_USERREQ_SYNC_RECV:
+        rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_of_vg(tid), arg[1], 0, 0);
+        break;
+    default:
+        return False;
+    }
+    *ret = 0;
+    return True;
+}
+
+void rp_clientreq_init(void)
+{
+    VG_(needs_client_requests)(handle_client_request);
+}
+
+/* A missing vgpreload_racepred-<platform>.so is not an error for Valgrind:
+ * the run goes on without a single lock or join event, and every
+ * synchronised program would look racy.  Say so. */
+void rp_clientreq_check_preload(void)
+{
+    if (!preload_seen)
+        VG_(umsg)("racepred: warning: the preload vgpreload_racepred was not "
+                  "loaded; pthread calls were not seen and reports are unreliable\n");
+}

@@ -1,0 +1,37 @@
+/* rp_clientreq.h — the client requests the preload sends to the tool.
+ *
+ * The preload (rp_intercepts.c) runs inside the client and can tell the
+ * tool something only through Valgrind's client-request mechanism: a magic
+ * instruction sequence that the tool receives in rp_clientreq_handle()
+ * (rp_clientreq.c) with the requesting thread's ThreadId and up to five word
+ * arguments.  Every request racepred understands is numbered here, in the
+ * tool-private range VG_USERREQ_TOOL_BASE('R','P').  Outside Valgrind the
+ * requests cost a few instructions and do nothing.
+ *
+ * This header is shared by both sides, so it includes nothing but valgrind.h.
+ */
+#ifndef RP_CLIENTREQ_H
+#define RP_CLIENTREQ_H
+
+#include "valgrind.h"
+
+typedef enum {
+    /* The preload is loaded (sent once, from its constructor). */
+    RP_USERREQ_PRELOAD_HELLO = VG_USERREQ_TOOL_BASE('R', 'P'),
+    /* arg1 = pthread_t of the thread the caller just created. */
+    RP_USERREQ_THREAD_CREATED,
+    /* arg1 = pthread_t the caller is about to join. */
+    RP_USERREQ_JOIN_PRE,
+    /* arg1 = mutex; the caller now holds it (the real lock succeeded). */
+    RP_USERREQ_MUTEX_ACQUIRED,
+    /* arg1 = mutex; the caller is about to release it. */
+    RP_USERREQ_MUTEX_RELEASE_PRE,
+    /* arg1 = first byte, arg2 = size: a heap block just handed out. */
+    RP_USERREQ_HEAP_BLOCK_NEW,
+    /* arg1 = sync object: a hard happens-before source (cond signal). */
+    RP_USERREQ_SYNC_SEND,
+    /* arg1 = sync object: ordered after every earlier SYNC_SEND on it. */
+    RP_USERREQ_SYNC_RECV
+} rp_userreq;
+
+#endif

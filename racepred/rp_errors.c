@@ -1,0 +1,226 @@
+/* rp_errors.c — the error-manager callbacks for `Race`; see rp_errors.h. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_execontext.h"
+#include "pub_tool_xarray.h"
+#include "pub_tool_addrinfo.h"
+#include "pub_tool_errormgr.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+
+#include "rp_errors.h"
+#include "rp_threads.h"
+
+typedef enum { RP_ERR_RACE = 0 } rp_error_kind;
+typedef enum { RP_SUPP_RACE = 0 } rp_supp_kind;
+
+/* Both accesses of a race, as the report needs them.  The error manager
+ * copies this struct (its size comes from update_extra), so it holds no
+ * pointer into the detector's memory: `detector` points at the detector's
+ * name, which lives as long as the tool. */
+typedef struct {
+    const HChar *detector;
+    Bool observed;
+    Bool is_write;
+    Bool prev_is_write;
+    UInt size;
+    UInt prev_size;
+    rp_tid_t tid;
+    rp_tid_t prev_tid;
+    Addr prev_site;
+    /* Filled in by update_extra, only for errors that are not duplicates. */
+    ExeContext *prev_where;
+    AddrInfo addr_info;
+} rp_race_extra;
+
+static const HChar *access_name(Bool is_write)
+{
+    return is_write ? "write" : "read";
+}
+
+/* The Valgrind thread to charge the error to.  Online detectors report
+ * while the second access's thread is running, and its stack is the one
+ * to show.  A report from a detector's finish() has no such thread; it is
+ * charged to whichever thread is running (the root thread, normally). */
+static ThreadId charged_thread(rp_tid_t tid)
+{
+    if (tid == rp_threads_current && rp_threads_current_vg != VG_INVALID_THREADID)
+        return rp_threads_current_vg;
+    if (VG_(get_running_tid)() != VG_INVALID_THREADID)
+        return VG_(get_running_tid)();
+    return 1;
+}
+
+void rp_errors_report(void *ctx, const rp_race *race)
+{
+    rp_race_extra extra;
+
+    (void)ctx;
+    VG_(memset)(&extra, 0, sizeof extra);
+    extra.detector = race->detector;
+    extra.observed = race->observed;
+    extra.is_write = race->second.is_write;
+    extra.prev_is_write = race->first.is_write;
+    extra.size = race->second.size;
+    extra.prev_size = race->first.size;
+    extra.tid = race->second.tid;
+    extra.prev_tid = race->first.tid;
+    extra.prev_site = (Addr)race->first.site;
+    VG_(maybe_record_error)(charged_thread(race->second.tid), RP_ERR_RACE,
+                            (Addr)race->addr, NULL, &extra);
+}
+
+/* Two races are the same report when their second accesses have the same
+ * stack (the core compares that) and the earlier access, the access kinds
+ * and the detector agree. */
+static Bool race_eq(VgRes res, const Error *e1, const Error *e2)
+{
+    const rp_race_extra *x1 = VG_(get_error_extra)(e1);
+    const rp_race_extra *x2 = VG_(get_error_extra)(e2);
+
+    (void)res;
+    return x1->prev_site == x2->prev_site
+        && x1->is_write == x2->is_write
+        && x1->prev_is_write == x2->prev_is_write
+        && VG_(strcmp)(x1->detector, x2->detector) == 0;
+}
+
+static void race_before_pp(const Error *err)
+{
+    (void)err;
+}
+
+static void pp_race_xml(const Error *err, const rp_race_extra *x)
+{
+    VG_(printf_xml)("  <kind>Race</kind>\n");
+    VG_(printf_xml)("  <xwhat>\n");
+    VG_(printf_xml)("    <text>Data race (%s, %s) during %s of size %u at %#lx "
+                    "by thread #%u</text>\n",
+                    x->detector, x->observed ? "observed" : "predicted",
+                    access_name(x->is_write), x->size, VG_(get_error_address)(err),
+                    x->tid + 1);
+    VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->tid + 1);
+    VG_(printf_xml)("  </xwhat>\n");
+    VG_(pp_ExeContext)(VG_(get_error_where)(err));
+    VG_(printf_xml)("  <xauxwhat>\n");
+    VG_(printf_xml)("    <text>This conflicts with a previous %s of size %u "
+                    "by thread #%u</text>\n",
+                    access_name(x->prev_is_write), x->prev_size, x->prev_tid + 1);
+    VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->prev_tid + 1);
+    VG_(printf_xml)("  </xauxwhat>\n");
+    VG_(pp_ExeContext)(x->prev_where);
+    VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
+}
+
+static void pp_race_text(const Error *err, const rp_race_extra *x)
+{
+    VG_(umsg)("Data race (%s, %s) during %s of size %u at %#lx by thread #%u\n",
+              x->detector, x->observed ? "observed" : "predicted",
+              access_name(x->is_write), x->size, VG_(get_error_address)(err),
+              x->tid + 1);
+    VG_(pp_ExeContext)(VG_(get_error_where)(err));
+    VG_(umsg)("\n");
+    VG_(umsg)("This conflicts with a previous %s of size %u by thread #%u\n",
+              access_name(x->prev_is_write), x->prev_size, x->prev_tid + 1);
+    VG_(pp_ExeContext)(x->prev_where);
+    VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
+}
+
+static void race_pp(const Error *err)
+{
+    const rp_race_extra *x = VG_(get_error_extra)(err);
+
+    if (VG_(clo_xml))
+        pp_race_xml(err, x);
+    else
+        pp_race_text(err, x);
+}
+
+/* Runs once per distinct error, before it is printed: the place for the
+ * costly parts.  The earlier access becomes a one-frame ExeContext so that
+ * both text and XML print it like any stack, and the address is described
+ * (global variable, data symbol, stack, mapped file) by Valgrind's core. */
+static UInt race_update_extra(const Error *err)
+{
+    rp_race_extra *x = VG_(get_error_extra)(err);
+    ExeContext *where = VG_(get_error_where)(err);
+    Addr ip = x->prev_site;
+
+    x->prev_where = VG_(make_ExeContext_from_StackTrace)(&ip, 1);
+    x->addr_info.tag = Addr_Undescribed;
+    VG_(describe_addr)(VG_(get_ExeContext_epoch)(where),
+                       VG_(get_error_address)(err), &x->addr_info);
+    return sizeof *x;
+}
+
+static Bool race_recognised_suppression(const HChar *name, Supp *su)
+{
+    if (VG_(strcmp)(name, "Race") != 0)
+        return False;
+    VG_(set_supp_kind)(su, RP_SUPP_RACE);
+    return True;
+}
+
+static Bool race_read_extra_suppression_info(Int fd, HChar **bufpp,
+                                             SizeT *nBufp, Int *lineno,
+                                             Supp *su)
+{
+    (void)fd;
+    (void)bufpp;
+    (void)nBufp;
+    (void)lineno;
+    (void)su;
+    return True;
+}
+
+static Bool race_matches_suppression(const Error *err, const Supp *su)
+{
+    return VG_(get_error_kind)(err) == RP_ERR_RACE
+        && VG_(get_supp_kind)(su) == RP_SUPP_RACE;
+}
+
+static const HChar *race_error_name(const Error *err)
+{
+    return VG_(get_error_kind)(err) == RP_ERR_RACE ? "Race" : NULL;
+}
+
+static SizeT race_print_extra_suppression_info(const Error *err, HChar *buf,
+                                               Int nBuf)
+{
+    (void)err;
+    if (nBuf > 0)
+        buf[0] = '\0';
+    return 0;
+}
+
+static SizeT race_print_extra_suppression_use(const Supp *su, HChar *buf,
+                                              Int nBuf)
+{
+    (void)su;
+    if (nBuf > 0)
+        buf[0] = '\0';
+    return 0;
+}
+
+static void race_update_extra_suppression_use(const Error *err, const Supp *su)
+{
+    (void)err;
+    (void)su;
+}
+
+void rp_errors_init(void)
+{
+    /* Thread numbers in the reports are racepred's; the core's "Thread N:"
+     * headers would show recycled Valgrind ThreadIds, so they are off. */
+    VG_(needs_tool_errors)(race_eq, race_before_pp, race_pp, False,
+                           race_update_extra, race_recognised_suppression,
+                           race_read_extra_suppression_info,
+                           race_matches_suppression, race_error_name,
+                           race_print_extra_suppression_info,
+                           race_print_extra_suppression_use,
+                           race_update_extra_suppression_use);
+    VG_(needs_xml_output)();
+}

@@ -1,0 +1,39 @@
+/* rp_errors.h — races as Valgrind errors.
+ *
+ * A race a detector reports becomes one error of kind `Race` in Valgrind's
+ * error manager, which gives racepred deduplication, suppressions
+ * (`racepred:Race` with fun:/obj: frames), --gen-suppressions,
+ * --error-exitcode and the error summary for free.
+ *
+ * Text form (Helgrind's shape):
+ *
+ *   Data race (hb, observed) during write of size 4 at 0x10C080 by thread #1
+ *      at 0x109241: main (racy.c:22)
+ *
+ *   This conflicts with a previous write of size 4 by thread #2
+ *      at 0x1091B6: worker (racy.c:10)
+ *    Address 0x10c080 is 0 bytes inside data symbol "global_counter"
+ *
+ * The first stack is the full stack of the access that completed the race,
+ * taken when it happened.  The earlier access is known only by its
+ * instruction address, shown as a one-frame stack.  Thread numbers are
+ * racepred's (#1 = the root thread, then in creation order).  "observed"
+ * means the two accesses were unordered by happens-before in this run;
+ * "predicted" means a detector found a reordering in which they race.
+ *
+ * In XML mode (--xml=yes) the same is written as <kind>Race</kind>,
+ * <xwhat>, the stack, <xauxwhat> with the earlier access, its stack and an
+ * <auxwhat> for the address.
+ */
+#ifndef RP_ERRORS_H
+#define RP_ERRORS_H
+
+#include "rp_detector.h"
+
+/* Registers the error-manager callbacks; call from pre_clo_init. */
+void rp_errors_init(void);
+
+/* The engine's report function (rp_race_fn); ctx is unused. */
+void rp_errors_report(void *ctx, const rp_race *race);
+
+#endif

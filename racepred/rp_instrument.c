@@ -1,0 +1,218 @@
+/* rp_instrument.c — turning the client's machine code into events.
+ *
+ * Valgrind hands the tool each superblock as flat VEX IR (every operand an
+ * atom: a temporary or a constant).  The tool copies it statement by
+ * statement and, in front of each statement that touches client memory,
+ * adds a call to a "dirty helper": a C function of the tool that runs when
+ * the translated code does.  The helper builds an rp_event and gives it to
+ * the engine.  Each call carries the access's address and size, and the
+ * guest address of the machine instruction it belongs to (the `site`, from
+ * the Ist_IMark that opens every instruction), which reports turn back
+ * into a function name and source line.
+ *
+ * Valgrind runs one client thread at a time and switches threads only
+ * between superblocks, so a helper placed before a statement emits its
+ * event exactly where the access falls in the observed interleaving, and
+ * the running thread (rp_threads_current) is the one accessing.
+ *
+ * Statements and what they become:
+ *   WrTmp(Load)          read                (Iex_Load)
+ *   Store                write
+ *   LoadG / StoreG       read / write, under the statement's guard
+ *   Dirty with mFx       read, write or both (Ifx_Modify) of mAddr/mSize:
+ *                        a helper of VEX's own (cpuid, xsave, fxsave...)
+ *   LLSC                 load-linked: read; store-conditional: atomic
+ *   CAS                  atomic: every lock-prefixed read-modify-write on
+ *                        amd64 becomes one.  An atomic access is
+ *                        synchronisation, never a race candidate: it is an
+ *                        acquire (RP_EV_SYNC_RECV) then a release
+ *                        (RP_EV_SYNC_SEND) of the address as a sync object.
+ *   Exit                 branch, only when a detector asked for branches
+ * Get/Put touch the guest register file, not memory: nothing to do.
+ * Code in the ignored objects (rp_filter.h) is copied unchanged.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_tooliface.h"
+
+#include "rp_filter.h"
+#include "rp_instrument.h"
+#include "rp_threads.h"
+#include "rp_tool.h"
+
+static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
+{
+    rp_tool_emit(RP_EV_READ, rp_threads_current, addr, (uint32_t)size, site);
+}
+
+static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
+{
+    rp_tool_emit(RP_EV_WRITE, rp_threads_current, addr, (uint32_t)size, site);
+}
+
+static VG_REGPARM(2) void on_atomic(Addr addr, Addr site)
+{
+    rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, addr, 0, site);
+    rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, addr, 0, site);
+}
+
+static VG_REGPARM(1) void on_branch(Addr site)
+{
+    rp_tool_emit(RP_EV_BRANCH, rp_threads_current, 0, 0, site);
+}
+
+/* Appends a call of on_read or on_write; `guard` may be NULL (always). */
+static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
+                       Addr site, IRExpr *guard)
+{
+    IRDirty *d;
+
+    if (is_write)
+        d = unsafeIRDirty_0_N(3, "rp_on_write",
+                              VG_(fnptr_to_fnentry)(&on_write),
+                              mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
+                                            mkIRExpr_HWord(site)));
+    else
+        d = unsafeIRDirty_0_N(3, "rp_on_read",
+                              VG_(fnptr_to_fnentry)(&on_read),
+                              mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
+                                            mkIRExpr_HWord(site)));
+    if (guard != NULL)
+        d->guard = guard;
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+static void add_atomic(IRSB *sb, IRExpr *addr, Addr site)
+{
+    IRDirty *d = unsafeIRDirty_0_N(2, "rp_on_atomic",
+                                   VG_(fnptr_to_fnentry)(&on_atomic),
+                                   mkIRExprVec_2(addr, mkIRExpr_HWord(site)));
+
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+static void add_branch(IRSB *sb, Addr site)
+{
+    IRDirty *d = unsafeIRDirty_0_N(1, "rp_on_branch",
+                                   VG_(fnptr_to_fnentry)(&on_branch),
+                                   mkIRExprVec_1(mkIRExpr_HWord(site)));
+
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* The memory effects of one statement, as helper calls appended to `sb`. */
+static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
+                        Addr site, Bool want_branches)
+{
+    switch (st->tag) {
+    case Ist_WrTmp:
+        if (st->Ist.WrTmp.data->tag == Iex_Load) {
+            const IRExpr *load = st->Ist.WrTmp.data;
+
+            add_access(sb, False, load->Iex.Load.addr,
+                       sizeofIRType(load->Iex.Load.ty), site, NULL);
+        }
+        break;
+
+    case Ist_Store:
+        add_access(sb, True, st->Ist.Store.addr,
+                   sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
+                   site, NULL);
+        break;
+
+    case Ist_LoadG: {
+        const IRLoadG *lg = st->Ist.LoadG.details;
+        IRType wide_ty, load_ty;
+
+        /* The conversion (e.g. 8Uto32) widens after the load; the memory
+         * touched is the narrow type. */
+        typeOfIRLoadGOp(lg->cvt, &wide_ty, &load_ty);
+        add_access(sb, False, lg->addr, sizeofIRType(load_ty), site, lg->guard);
+        break;
+    }
+
+    case Ist_StoreG: {
+        const IRStoreG *sg = st->Ist.StoreG.details;
+
+        add_access(sb, True, sg->addr,
+                   sizeofIRType(typeOfIRExpr(tyenv, sg->data)), site, sg->guard);
+        break;
+    }
+
+    case Ist_Dirty: {
+        const IRDirty *d = st->Ist.Dirty.details;
+
+        if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+            add_access(sb, False, d->mAddr, d->mSize, site, d->guard);
+        if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+            add_access(sb, True, d->mAddr, d->mSize, site, d->guard);
+        break;
+    }
+
+    case Ist_LLSC:
+        if (st->Ist.LLSC.storedata == NULL)
+            add_access(sb, False, st->Ist.LLSC.addr,
+                       sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)),
+                       site, NULL);
+        else
+            add_atomic(sb, st->Ist.LLSC.addr, site);
+        break;
+
+    case Ist_CAS:
+        add_atomic(sb, st->Ist.CAS.details->addr, site);
+        break;
+
+    case Ist_Exit:
+        /* Before the exit statement: after it, the call would not run
+         * when the branch is taken. */
+        if (want_branches)
+            add_branch(sb, site);
+        break;
+
+    default:
+        break;
+    }
+}
+
+IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
+                    const VexGuestLayout *layout,
+                    const VexGuestExtents *vge,
+                    const VexArchInfo *archinfo_host,
+                    IRType gWordTy, IRType hWordTy)
+{
+    Bool want_branches = rp_engine_needs_branches(rp_tool_engine);
+    Bool instrumenting = False;
+    Addr site = 0;
+    IRSB *sb_out;
+    Int i;
+
+    (void)closure;
+    (void)layout;
+    (void)vge;
+    (void)archinfo_host;
+    if (gWordTy != hWordTy)
+        VG_(tool_panic)("racepred: host and guest word sizes differ");
+
+    sb_out = deepCopyIRSBExceptStmts(sb_in);
+
+    /* The preamble before the first IMark (if any) belongs to no
+     * instruction; copy it as it is. */
+    for (i = 0; i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark; i++)
+        addStmtToIRSB(sb_out, sb_in->stmts[i]);
+
+    for (; i < sb_in->stmts_used; i++) {
+        IRStmt *st = sb_in->stmts[i];
+
+        if (st->tag == Ist_NoOp)
+            continue;
+        if (st->tag == Ist_IMark) {
+            site = (Addr)st->Ist.IMark.addr;
+            instrumenting = rp_filter_instruments(site);
+        } else if (instrumenting) {
+            add_effects(sb_out, sb_out->tyenv, st, site, want_branches);
+        }
+        addStmtToIRSB(sb_out, st);
+    }
+    return sb_out;
+}

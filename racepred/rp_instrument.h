@@ -1,0 +1,17 @@
+/* rp_instrument.h — adds a helper call for every memory access of the
+ * client (and, when a detector wants them, every conditional branch).
+ * See the comment at the top of rp_instrument.c.
+ */
+#ifndef RP_INSTRUMENT_H
+#define RP_INSTRUMENT_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+
+IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
+                    const VexGuestLayout *layout,
+                    const VexGuestExtents *vge,
+                    const VexArchInfo *archinfo_host,
+                    IRType gWordTy, IRType hWordTy);
+
+#endif

@@ -1,0 +1,255 @@
+/* rp_intercepts.c — the preload: wrappers around the pthread functions
+ * whose effect on ordering racepred must know.
+ *
+ * Valgrind's core LD_PRELOADs vgpreload_racepred-<platform>.so into the
+ * client and redirects every call of a wrapped function to the wrapper
+ * defined here (the symbol names encode "soname:function", see
+ * pub_tool_redir.h).  A wrapper calls the real function through
+ * CALL_FN_* and tells the tool what happened through a client request
+ * (rp_clientreq.h).  This code runs on the simulated CPU, as client code.
+ *
+ * Where the functions live: glibc 2.34 and later define every pthread
+ * function in libc.so.6 (libpthread.so.0 is an empty stub), so the
+ * wrappers are bound to the soname libc.so*; each also gets a weak alias
+ * bound to libpthread.so.0, for older glibcs (Helgrind's trick).
+ *
+ * When each request is sent matters:
+ *   lock (all variants)   after the real call, and only if it succeeded:
+ *                         a failed trylock/timedlock acquired nothing;
+ *   unlock                before the real call: once the mutex is free
+ *                         another thread may take it, and its acquire must
+ *                         come after this release in the event stream;
+ *   cond wait             the mutex is released before the real call and
+ *                         reacquired after it, as glibc does inside;
+ *   pthread_create        after the real call: only then is the new
+ *                         pthread_t known;
+ *   pthread_join          before the real call (see rp_threads.c).
+ */
+#include <pthread.h>
+#include <stddef.h>
+#include <malloc.h>
+
+#include "valgrind.h"
+#include "rp_clientreq.h"
+
+#define RP_STR_EXPAND(tok) #tok
+#define RP_STR(tok) RP_STR_EXPAND(tok)
+
+/* Defines the wrapper of `f` (Z-encoded) in libpthread.so.0 and aliases it
+ * to the same function in libc.so*. */
+#define RP_PTH_FUNC(ret_ty, f, args...)                                      \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f)(args);              \
+    extern __typeof(I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f))           \
+        I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)                               \
+        __attribute__((weak,                                                 \
+                       alias(RP_STR(I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f))))); \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f)(args)
+
+/* Wrappers of libc-only functions (the allocator). */
+#define RP_LIBC_FUNC(ret_ty, f, args...)                                     \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)(args);                     \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)(args)
+
+#define RP_REQUEST(req, a1, a2)                                              \
+    VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), 0, 0, 0)
+
+/* Tells the tool the preload is in place: without it every lock and join
+ * would go unseen, and the tool warns at exit if this never arrived. */
+__attribute__((constructor)) static void rp_preload_hello(void)
+{
+    RP_REQUEST(RP_USERREQ_PRELOAD_HELLO, 0, 0);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+/* The fork edge itself comes from Valgrind's clone hook; the wrapper only
+ * ties the new pthread_t to the thread the tool saw created. */
+static int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
+                      void *(*start)(void *), void *arg)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWWW(ret, fn, thread, attr, start, arg);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_THREAD_CREATED, *thread, 0);
+    return ret;
+}
+
+/* pthread_create@*: both symbol versions in glibc 2.34+ are the same code. */
+RP_PTH_FUNC(int, pthreadZucreateZAZa, pthread_t *thread,
+            const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    return create_wrk(thread, attr, start, arg);
+}
+
+RP_PTH_FUNC(int, pthreadZujoin, pthread_t thread, void **result)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_JOIN_PRE, thread, 0);
+    CALL_FN_W_WW(ret, fn, thread, result);
+    return ret;
+}
+
+/* ---- mutexes ------------------------------------------------------------ */
+
+static int lock_wrk(OrigFn fn, pthread_mutex_t *mutex)
+{
+    int ret;
+
+    CALL_FN_W_W(ret, fn, mutex);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZumutexZulock, pthread_mutex_t *mutex)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return lock_wrk(fn, mutex);
+}
+
+RP_PTH_FUNC(int, pthreadZumutexZutrylock, pthread_mutex_t *mutex)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return lock_wrk(fn, mutex);
+}
+
+RP_PTH_FUNC(int, pthreadZumutexZutimedlock, pthread_mutex_t *mutex,
+            const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WW(ret, fn, mutex, abstime);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZumutexZuunlock, pthread_mutex_t *mutex)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_MUTEX_RELEASE_PRE, mutex, 0);
+    CALL_FN_W_W(ret, fn, mutex);
+    return ret;
+}
+
+/* ---- condition variables ---------------------------------------------- */
+
+/* glibc unlocks and relocks the mutex inside pthread_cond_wait without
+ * going through pthread_mutex_unlock/lock, so the wrapper reports both.
+ * A wakeup is ordered after the signal or broadcast that caused it; the
+ * condition variable is that edge's sync object.  The mutex is reacquired
+ * whatever the outcome (a timeout too). */
+RP_PTH_FUNC(int, pthreadZucondZuwaitZAZa, pthread_cond_t *cond,
+            pthread_mutex_t *mutex)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_MUTEX_RELEASE_PRE, mutex, 0);
+    CALL_FN_W_WW(ret, fn, cond, mutex);
+    RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZucondZutimedwaitZAZa, pthread_cond_t *cond,
+            pthread_mutex_t *mutex, const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_MUTEX_RELEASE_PRE, mutex, 0);
+    CALL_FN_W_WWW(ret, fn, cond, mutex, abstime);
+    RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZucondZusignalZAZa, pthread_cond_t *cond)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
+    CALL_FN_W_W(ret, fn, cond);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZucondZubroadcastZAZa, pthread_cond_t *cond)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
+    CALL_FN_W_W(ret, fn, cond);
+    return ret;
+}
+
+/* ---- heap --------------------------------------------------------------- */
+
+/* The allocator recycles freed blocks, across threads too, with its
+ * synchronisation inside libc where racepred does not look.  A block just
+ * handed out is announced as fresh memory, so the new owner's accesses are
+ * not paired with the previous owner's. */
+static void announce_block(void *p)
+{
+    if (p != NULL)
+        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_NEW, p, malloc_usable_size(p));
+}
+
+RP_LIBC_FUNC(void *, malloc, size_t size)
+{
+    OrigFn fn;
+    void *p;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_W(p, fn, size);
+    announce_block(p);
+    return p;
+}
+
+RP_LIBC_FUNC(void *, calloc, size_t count, size_t size)
+{
+    OrigFn fn;
+    void *p;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WW(p, fn, count, size);
+    announce_block(p);
+    return p;
+}
+
+/* A block realloc moved is new memory; one it grew in place keeps its
+ * history (the old bytes are the same object). */
+RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
+{
+    OrigFn fn;
+    void *p;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WW(p, fn, old, size);
+    if (p != old)
+        announce_block(p);
+    return p;
+}

@@ -1,0 +1,137 @@
+/* rp_main.c — racepred's registration with Valgrind, its options, and the
+ * engine's lifetime.
+ *
+ * racepred predicts data races.  The front end (this directory) turns the
+ * client's memory accesses (rp_instrument.c), thread lifecycle
+ * (rp_threads.c) and pthread calls (the preload rp_intercepts.c, reported
+ * through rp_clientreq.c) into one event stream; the portable core's
+ * engine runs the detectors chosen with --detector over it; their races
+ * come back as Valgrind errors (rp_errors.c).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+
+#include "rp_errors.h"
+#include "rp_filter.h"
+#include "rp_instrument.h"
+#include "rp_locks.h"
+#include "rp_threads.h"
+#include "rp_tool.h"
+
+#define RP_DEFAULT_DETECTORS "hb"
+
+rp_engine *rp_tool_engine;
+
+static const HChar *clo_detectors = RP_DEFAULT_DETECTORS;
+
+/* One line naming every detector, for --help and for a bad --detector. */
+static void print_known_detectors(HChar *buf, SizeT size)
+{
+    unsigned i;
+    SizeT used = 0;
+
+    buf[0] = '\0';
+    for (i = 0; i < rp_detector_count() && used + 1 < size; i++)
+        used += VG_(snprintf)(buf + used, size - used, "%s%s",
+                              i == 0 ? "" : ", ", rp_detector_at(i)->name);
+}
+
+static Bool process_option(const HChar *arg)
+{
+    const HChar *value;
+
+    if VG_STR_CLO(arg, "--detector", value) {
+        char *bad_name = NULL;
+        HChar known[256];
+
+        /* Checked here: VG_(fmsg_bad_option) stops the run only while the
+         * command line is being parsed. */
+        if (!rp_engine_check_list(value, &bad_name)) {
+            print_known_detectors(known, sizeof known);
+            VG_(fmsg_bad_option)(arg, "unknown or repeated detector '%s' "
+                                 "(known: %s)\n",
+                                 bad_name != NULL ? bad_name : "", known);
+        }
+        clo_detectors = value;
+    } else if VG_STR_CLO(arg, "--ignore-objects", value) {
+        if (!rp_filter_set(value))
+            VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
+                                 "object name patterns, or none\n");
+    } else {
+        return False;
+    }
+    return True;
+}
+
+static void print_usage(void)
+{
+    unsigned i;
+
+    VG_(printf)(
+"    --detector=NAME[,NAME...]  detectors to run [%s]\n", RP_DEFAULT_DETECTORS);
+    for (i = 0; i < rp_detector_count(); i++)
+        VG_(printf)("        %-8s %s\n", rp_detector_at(i)->name,
+                    rp_detector_at(i)->summary);
+    VG_(printf)(
+"    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
+"                              whose code is not instrumented [%s]\n",
+        RP_FILTER_DEFAULT);
+}
+
+static void print_debug_usage(void)
+{
+    VG_(printf)("    (none)\n");
+}
+
+static void post_clo_init(void)
+{
+    rp_detector_env env;
+
+    VG_(memset)(&env, 0, sizeof env);
+    env.report = rp_errors_report;
+    env.report_ctx = NULL;
+    env.all_pairs = False;
+    rp_tool_engine = rp_engine_create(clo_detectors, &env, NULL);
+    /* The list was validated while parsing options. */
+    tl_assert(rp_tool_engine != NULL);
+}
+
+static void fini(Int exitcode)
+{
+    (void)exitcode;
+    rp_engine_finish(rp_tool_engine);
+    rp_clientreq_check_preload();
+    if (VG_(clo_verbosity) > 1)
+        VG_(umsg)("racepred: %llu events from %u threads\n",
+                  (ULong)rp_engine_event_count(rp_tool_engine),
+                  (UInt)rp_threads_count());
+}
+
+static void pre_clo_init(void)
+{
+    VG_(details_name)("racepred");
+    VG_(details_version)(RP_VERSION_STRING);
+    VG_(details_description)("a data race predictor");
+    VG_(details_copyright_author)("Copyright (C) 2026, the racepred authors.");
+    VG_(details_bug_reports_to)("the racepred maintainers");
+    VG_(details_avg_translation_sizeB)(275);
+
+    VG_(basic_tool_funcs)(post_clo_init, rp_instrument, fini);
+    VG_(needs_command_line_options)(process_option, print_usage,
+                                    print_debug_usage);
+    /* Lets --read-var-info=yes name global and stack variables in reports. */
+    VG_(needs_var_info)();
+
+    rp_filter_set(RP_FILTER_DEFAULT);
+    rp_threads_init();
+    rp_locks_init();
+    rp_errors_init();
+    rp_clientreq_init();
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -1,0 +1,75 @@
+/* rp_shim_vg.c — the portable core's host functions (core/rp_shim.h),
+ * implemented over Valgrind's tool library.
+ *
+ * The core runs inside the tool, where there is no libc: memory comes from
+ * Valgrind's "tool" arena (VG_(malloc) aborts on exhaustion, which is the
+ * contract rp_shim.h promises), messages go to Valgrind's log channel, and
+ * an internal failure stops Valgrind the way tl_assert does.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+
+#include "rp_shim.h"
+
+void *rp_malloc(const char *cost_centre, size_t n)
+{
+    return VG_(malloc)(cost_centre, n);
+}
+
+void *rp_calloc(const char *cost_centre, size_t count, size_t n)
+{
+    return VG_(calloc)(cost_centre, count, n);
+}
+
+void *rp_realloc(const char *cost_centre, void *p, size_t n)
+{
+    return VG_(realloc)(cost_centre, p, n);
+}
+
+void rp_free(void *p)
+{
+    VG_(free)(p);
+}
+
+void rp_memset(void *dst, int c, size_t n)
+{
+    VG_(memset)(dst, c, n);
+}
+
+void rp_memcpy(void *dst, const void *src, size_t n)
+{
+    VG_(memcpy)(dst, src, n);
+}
+
+int rp_memcmp(const void *a, const void *b, size_t n)
+{
+    return VG_(memcmp)(a, b, n);
+}
+
+size_t rp_strlen(const char *s)
+{
+    return VG_(strlen)(s);
+}
+
+int rp_strcmp(const char *a, const char *b)
+{
+    return VG_(strcmp)(a, b);
+}
+
+void rp_message(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    VG_(vmessage)(Vg_DebugMsg, fmt, ap);
+    va_end(ap);
+}
+
+void rp_panic(const char *file, int line, const char *cond)
+{
+    VG_(assert_fail)(False, cond, file, line, "rp_panic",
+                     "racepred core invariant violated");
+}

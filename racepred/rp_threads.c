@@ -1,0 +1,175 @@
+/* rp_threads.c — racepred thread numbers, fork and join edges.
+ *
+ * Two tables:
+ *   rp_by_vg[ThreadId]   the racepred number of the live thread in each
+ *                        Valgrind slot (RP_NO_THREAD when the slot is free);
+ *   threads[rp_tid]      one record per racepred thread ever created.
+ * and a hash table from pthread_t to the racepred number of the thread that
+ * value currently names (glibc reuses pthread_t values once a thread's
+ * stack is recycled, so a later pthread_create simply overwrites).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_hashtable.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+
+#include "rp_threads.h"
+#include "rp_tool.h"
+
+#define RP_NO_THREAD ((rp_tid_t)-1)
+
+typedef struct {
+    ThreadId vg_tid;          /* 0 once the thread has exited */
+    Bool exited;
+    Bool joined;              /* the JOIN edge is in the stream */
+    rp_tid_t last_child;      /* the thread it created last */
+    rp_tid_t waiting_joiner;  /* a thread blocked in pthread_join on it */
+} rp_thread;
+
+typedef struct {
+    struct _VgHashNode *next;
+    UWord key;                /* pthread_t */
+    rp_tid_t rp_tid;
+} rp_pthread_node;
+
+rp_tid_t rp_threads_current;
+ThreadId rp_threads_current_vg;
+
+static rp_tid_t *rp_by_vg;
+static rp_thread *threads;
+static rp_tid_t n_threads;
+static rp_tid_t threads_capacity;
+static VgHashTable *by_pthread;
+
+static rp_tid_t thread_new(ThreadId vg_tid)
+{
+    rp_thread *t;
+
+    if (n_threads == threads_capacity) {
+        threads_capacity = threads_capacity ? 2 * threads_capacity : 64;
+        threads = VG_(realloc)("rp.threads.table", threads,
+                               threads_capacity * sizeof *threads);
+    }
+    t = &threads[n_threads];
+    t->vg_tid = vg_tid;
+    t->exited = False;
+    t->joined = False;
+    t->last_child = RP_NO_THREAD;
+    t->waiting_joiner = RP_NO_THREAD;
+    rp_by_vg[vg_tid] = n_threads;
+    return n_threads++;
+}
+
+static void emit_join(rp_tid_t joiner, rp_tid_t joined)
+{
+    threads[joined].joined = True;
+    rp_tool_emit(RP_EV_JOIN, joiner, joined, 0, 0);
+}
+
+/* Called at clone() time, with the parent running.  The root thread
+ * arrives with parent 0 (no parent) and becomes racepred thread 0. */
+static void on_ll_create(ThreadId parent, ThreadId child)
+{
+    rp_tid_t child_rp = thread_new(child);
+
+    if (parent == VG_INVALID_THREADID)
+        return;
+    tl_assert(rp_by_vg[parent] != RP_NO_THREAD);
+    threads[rp_by_vg[parent]].last_child = child_rp;
+    rp_tool_emit(RP_EV_FORK, rp_by_vg[parent], child_rp, 0, 0);
+}
+
+/* The scheduler is about to run `tid`; every access until the next call is
+ * that thread's. */
+static void on_start_client_code(ThreadId tid, ULong blocks_done)
+{
+    (void)blocks_done;
+    rp_threads_current_vg = tid;
+    rp_threads_current = rp_by_vg[tid];
+}
+
+/* The thread has made its last access.  If a joiner is already blocked on
+ * it, this is the moment the join edge must enter the stream (see
+ * rp_threads_join_pre). */
+static void on_ll_exit(ThreadId tid)
+{
+    rp_tid_t rp = rp_by_vg[tid];
+
+    tl_assert(rp != RP_NO_THREAD);
+    threads[rp].exited = True;
+    threads[rp].vg_tid = VG_INVALID_THREADID;
+    rp_by_vg[tid] = RP_NO_THREAD;
+    if (threads[rp].waiting_joiner != RP_NO_THREAD)
+        emit_join(threads[rp].waiting_joiner, rp);
+}
+
+void rp_threads_init(void)
+{
+    UInt i;
+
+    rp_by_vg = VG_(malloc)("rp.threads.by_vg", VG_N_THREADS * sizeof *rp_by_vg);
+    for (i = 0; i < VG_N_THREADS; i++)
+        rp_by_vg[i] = RP_NO_THREAD;
+    by_pthread = VG_(HT_construct)("rp.threads.by_pthread");
+    VG_(track_pre_thread_ll_create)(on_ll_create);
+    VG_(track_start_client_code)(on_start_client_code);
+    VG_(track_pre_thread_ll_exit)(on_ll_exit);
+}
+
+rp_tid_t rp_threads_of_vg(ThreadId vg_tid)
+{
+    tl_assert(vg_tid < VG_N_THREADS && rp_by_vg[vg_tid] != RP_NO_THREAD);
+    return rp_by_vg[vg_tid];
+}
+
+rp_tid_t rp_threads_count(void)
+{
+    return n_threads;
+}
+
+/* The real pthread_create has returned in `parent`: the thread it cloned is
+ * the last child Valgrind saw that parent create (a thread cannot create
+ * two threads within one pthread_create). */
+void rp_threads_created(ThreadId parent, UWord child_pthread)
+{
+    rp_tid_t child = threads[rp_threads_of_vg(parent)].last_child;
+    rp_pthread_node *node;
+
+    tl_assert(child != RP_NO_THREAD);
+    node = VG_(HT_remove)(by_pthread, child_pthread);
+    if (node == NULL)
+        node = VG_(malloc)("rp.threads.pthread", sizeof *node);
+    node->key = child_pthread;
+    node->rp_tid = child;
+    VG_(HT_add_node)(by_pthread, node);
+}
+
+/* `joiner` is about to call the real pthread_join.
+ *
+ * Where the JOIN edge goes: glibc's pthread_join reads the child's struct
+ * pthread (its result, its state) as soon as it wakes up, before the
+ * wrapper gets control back.  An edge emitted after the real call would
+ * come after those reads, and every read of what the child wrote would
+ * look unordered.  So the edge goes in before the joiner runs anything of
+ * the real call: right now if the child has already exited, otherwise at
+ * the child's ll_exit (on_ll_exit), which Valgrind runs after the child's
+ * last access and before the joiner can be woken. */
+void rp_threads_join_pre(ThreadId joiner, UWord child_pthread)
+{
+    rp_pthread_node *node = VG_(HT_lookup)(by_pthread, child_pthread);
+    rp_tid_t joiner_rp = rp_threads_of_vg(joiner);
+    rp_thread *child;
+
+    /* Not a thread we saw created: the real call will fail (ESRCH). */
+    if (node == NULL)
+        return;
+    child = &threads[node->rp_tid];
+    if (child->joined)
+        return;
+    if (child->exited)
+        emit_join(joiner_rp, node->rp_tid);
+    else
+        child->waiting_joiner = joiner_rp;
+}

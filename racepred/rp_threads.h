@@ -1,0 +1,40 @@
+/* rp_threads.h — racepred's thread identities and the fork/join edges.
+ *
+ * Valgrind numbers threads by ThreadId, a slot number that is recycled as
+ * soon as a thread exits.  The event stream needs identities that are
+ * never reused, so racepred gives every thread a number of its own: dense
+ * from 0 (the root thread), in creation order, never reused.  Reports show
+ * them 1-based ("thread #1" is the root thread), like Helgrind.
+ *
+ * Edges this module puts into the event stream:
+ *   RP_EV_FORK  when the parent clones the child (Valgrind's ll_create hook);
+ *   RP_EV_JOIN  when a pthread_join is known to have consumed a finished
+ *               thread (see rp_threads_join_pre for where exactly).
+ * pthread_t values, which only the preload sees, are mapped to racepred
+ * numbers through the THREAD_CREATED and JOIN_PRE client requests.
+ */
+#ifndef RP_THREADS_H
+#define RP_THREADS_H
+
+#include "pub_tool_basics.h"
+#include "rp_event.h"
+
+/* The thread running client code now; read by the instrumentation's
+ * helpers on every access, so kept in plain globals. */
+extern rp_tid_t rp_threads_current;
+extern ThreadId rp_threads_current_vg;
+
+/* Registers the thread hooks; call from pre_clo_init. */
+void rp_threads_init(void);
+
+/* The racepred number of a live Valgrind thread. */
+rp_tid_t rp_threads_of_vg(ThreadId vg_tid);
+
+/* Number of racepred threads created so far. */
+rp_tid_t rp_threads_count(void);
+
+/* Client requests from the pthread_create and pthread_join wrappers. */
+void rp_threads_created(ThreadId parent, UWord child_pthread);
+void rp_threads_join_pre(ThreadId joiner, UWord child_pthread);
+
+#endif

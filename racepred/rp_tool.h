@@ -1,0 +1,36 @@
+/* rp_tool.h — state the front-end files of the tool share.
+ *
+ * The front end (the .c files of racepred/, the only code that sees
+ * Valgrind's headers) turns what the client does into rp_event records and
+ * hands them to one engine (core/rp_engine.h), which runs the detectors
+ * chosen with --detector.  The engine exists from post_clo_init to fini.
+ */
+#ifndef RP_TOOL_H
+#define RP_TOOL_H
+
+#include "pub_tool_basics.h"
+#include "rp_engine.h"
+
+/* The engine every event goes to (rp_main.c). */
+extern rp_engine *rp_tool_engine;
+
+/* Hands one event to the engine.  Events may arrive before the engine
+ * exists (the root thread is created before the options are parsed);
+ * nothing can depend on them yet, so they are dropped. */
+static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
+                                uint64_t obj, uint32_t size, uint64_t site)
+{
+    rp_event e = { .obj = obj, .site = site, .tid = tid, .size = size,
+                   .kind = (uint8_t)kind };
+
+    if (rp_tool_engine != NULL)
+        rp_engine_event(rp_tool_engine, &e);
+}
+
+/* Registers the client-request handler (rp_clientreq.c). */
+void rp_clientreq_init(void);
+
+/* Warns at exit when the preload never announced itself (rp_clientreq.c). */
+void rp_clientreq_check_preload(void);
+
+#endif

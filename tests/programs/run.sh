@@ -1,0 +1,169 @@
+#!/bin/sh
+# run.sh — runs the programs of tests/programs under racepred and checks
+# what a user would see.  Run by `make check` from the top build directory
+# (automake exports $srcdir, the top source directory).
+#
+# Checks, each of which fails on a wrong value, not only on a failed command:
+#   racy programs       exit code 42 (--error-exitcode=42), and the first
+#                       lines of each report (kind, sizes, threads, first
+#                       frame of both accesses, address) equal
+#                       expected/<prog>.stderr.exp after filtering pids and
+#                       hex addresses (like Valgrind's own regression tests);
+#   race-free programs  exit code 0 and nothing at all on stderr under -q;
+#   every program       stdout and exit code the same as a native run
+#                       (racy ones: the same stdout);
+#   suppressions        known_race.supp silences racy_counter (exit 0,
+#                       "suppressed: N" with N > 0); --gen-suppressions=all
+#                       output, saved to a file, silences racy_heap;
+#   XML                 --xml=yes gives a complete document with Race errors;
+#   options             --bogus and --detector=nope stop Valgrind with a
+#                       non-zero exit code and a line naming the problem;
+#   preload             a tool directory without the preload makes the tool
+#                       warn.
+set -u
+
+top_builddir=$(pwd)
+top_srcdir=${srcdir:-.}
+progs=$top_builddir/tests/programs
+expected=$top_srcdir/tests/programs/expected
+VALGRIND_LIB=$top_builddir/vglib
+export VALGRIND_LIB
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+racy="racy_counter racy_heap racy_bytes racy_nopie"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff"
+
+failures=0
+checks=0
+
+pass() {
+    checks=$((checks + 1))
+    echo "PASS: $1"
+}
+
+fail() {
+    checks=$((checks + 1))
+    failures=$((failures + 1))
+    echo "FAIL: $1"
+}
+
+# Runs valgrind with the tool; stdout to $tmp/out, stderr to $tmp/err,
+# exit code in $rc.
+run_tool() {
+    valgrind --tool=racepred "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# The lines of a report that identify it, with pids and addresses removed.
+report_lines() {
+    sed -e 's/^==[0-9]*== //' -e 's/0x[0-9A-Fa-f][0-9A-Fa-f]*/0x.../g' "$1" |
+        grep -E '^(Data race |   at |This conflicts | *Address |Location )'
+}
+
+# Native stdout and exit code of a program, to compare with the tool's.
+run_native() {
+    "$progs/$1" >"$tmp/native.out" 2>/dev/null
+    native_rc=$?
+}
+
+for p in $racy; do
+    run_native "$p"
+    run_tool -q --error-exitcode=42 "$progs/$p"
+    if [ "$rc" -eq 42 ]; then pass "$p: exit code 42"; else fail "$p: exit code $rc, expected 42"; cat "$tmp/err"; fi
+    report_lines "$tmp/err" >"$tmp/report"
+    if diff -u "$expected/$p.stderr.exp" "$tmp/report" >"$tmp/diff"; then
+        pass "$p: report matches expected/$p.stderr.exp"
+    else
+        fail "$p: report differs from expected/$p.stderr.exp"
+        cat "$tmp/diff"
+    fi
+    if cmp -s "$tmp/native.out" "$tmp/out"; then pass "$p: stdout as native"; else fail "$p: stdout differs from native"; fi
+done
+
+for p in $race_free; do
+    run_native "$p"
+    run_tool -q --error-exitcode=42 "$progs/$p"
+    if [ "$rc" -eq "$native_rc" ] && [ "$rc" -eq 0 ]; then pass "$p: exit code 0"; else fail "$p: exit code $rc (native $native_rc)"; fi
+    if [ ! -s "$tmp/err" ]; then
+        pass "$p: no errors"
+    else
+        fail "$p: unexpected output on stderr"
+        cat "$tmp/err"
+    fi
+    if cmp -s "$tmp/native.out" "$tmp/out"; then pass "$p: stdout as native"; else fail "$p: stdout differs from native"; fi
+done
+
+# The number N in "suppressed: N from M" of the error summary, or nothing.
+suppressed_count() {
+    sed -n 's/.*ERROR SUMMARY: 0 errors from 0 contexts (suppressed: \([0-9]*\) from.*/\1/p' "$1"
+}
+
+run_tool --error-exitcode=42 --suppressions="$top_srcdir/tests/programs/known_race.supp" \
+    "$progs/racy_counter"
+n=$(suppressed_count "$tmp/err")
+if [ "$rc" -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ]; then
+    pass "known_race.supp silences racy_counter (suppressed: $n)"
+else
+    fail "known_race.supp: exit code $rc, suppressed '${n}'"
+    cat "$tmp/err"
+fi
+
+run_tool -q --gen-suppressions=all "$progs/racy_heap"
+sed -e 's/^==[0-9]*== //' "$tmp/err" | sed -n '/^{$/,/^}$/p' >"$tmp/generated.supp"
+if grep -q '^   racepred:Race$' "$tmp/generated.supp"; then
+    pass "--gen-suppressions=all prints racepred:Race entries"
+else
+    fail "--gen-suppressions=all printed no racepred:Race entry"
+    cat "$tmp/err"
+fi
+run_tool --error-exitcode=42 --suppressions="$tmp/generated.supp" "$progs/racy_heap"
+n=$(suppressed_count "$tmp/err")
+if [ "$rc" -eq 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ]; then
+    pass "generated suppressions silence racy_heap (suppressed: $n)"
+else
+    fail "generated suppressions: exit code $rc, suppressed '${n}'"
+    cat "$tmp/err"
+fi
+
+run_tool -q --xml=yes --xml-file="$tmp/races.xml" "$progs/racy_counter"
+if grep -q '<kind>Race</kind>' "$tmp/races.xml" &&
+   grep -q '<protocoltool>racepred</protocoltool>' "$tmp/races.xml" &&
+   grep -q '</valgrindoutput>' "$tmp/races.xml"; then
+    pass "--xml=yes writes Race errors"
+else
+    fail "--xml=yes output incomplete"
+fi
+
+run_tool --bogus "$progs/mutex_counter"
+if [ "$rc" -ne 0 ] && grep -q 'Unknown option: --bogus' "$tmp/err"; then
+    pass "--bogus rejected (exit code $rc)"
+else
+    fail "--bogus: exit code $rc"
+    cat "$tmp/err"
+fi
+
+run_tool --detector=nope "$progs/mutex_counter"
+if [ "$rc" -ne 0 ] && grep -q "unknown or repeated detector 'nope' (known: .*hb" "$tmp/err"; then
+    pass "--detector=nope rejected (exit code $rc)"
+else
+    fail "--detector=nope: exit code $rc"
+    cat "$tmp/err"
+fi
+
+# A tool directory holding everything but the preload.
+mkdir "$tmp/lib-without-preload"
+for f in "$VALGRIND_LIB"/*; do
+    case $f in *vgpreload_racepred*) ;; *) ln -s "$f" "$tmp/lib-without-preload/" ;; esac
+done
+VALGRIND_LIB=$tmp/lib-without-preload valgrind --tool=racepred -q \
+    "$progs/mutex_counter" >"$tmp/out" 2>"$tmp/err"
+if grep -q 'preload vgpreload_racepred was not loaded' "$tmp/err"; then
+    pass "missing preload is reported"
+else
+    fail "missing preload went unnoticed"
+    cat "$tmp/err"
+fi
+
+echo "$((checks - failures)) of $checks checks passed"
+[ "$failures" -eq 0 ]
