@@ -124,8 +124,6 @@ static void pre_clo_init(void)
     VG_(basic_tool_funcs)(post_clo_init, rp_instrument, fini);
     VG_(needs_command_line_options)(process_option, print_usage,
                                     print_debug_usage);
-    /* Lets --read-var-info=yes name global and stack variables in reports. */
-    VG_(needs_var_info)();
 
     rp_filter_set(RP_FILTER_DEFAULT);
     rp_threads_init();

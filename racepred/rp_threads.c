@@ -11,6 +11,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -81,6 +82,23 @@ static void on_ll_create(ThreadId parent, ThreadId child)
     rp_tool_emit(RP_EV_FORK, rp_by_vg[parent], child_rp, 0, 0);
 }
 
+/* The thread is about to run its first instruction on a stack that may
+ * have been another thread's: glibc caches the stacks of exited threads
+ * and hands them to new ones, with the handover synchronised inside libc,
+ * which racepred does not see.  Without this, the new thread's first use
+ * of each stack slot would race with the old owner's last one (a detached
+ * thread's stack reused by the next thread, for instance).  Valgrind knows
+ * the stack as the whole mapping the thread's SP was in at clone time. */
+static void on_first_insn(ThreadId tid)
+{
+    Addr top = VG_(thread_get_stack_max)(tid);
+    SizeT size = VG_(thread_get_stack_size)(tid);
+
+    if (size == 0 || size > UINT32_MAX)
+        return;
+    rp_tool_emit(RP_EV_FORGET, rp_by_vg[tid], top - size + 1, (uint32_t)size, 0);
+}
+
 /* The scheduler is about to run `tid`; every access until the next call is
  * that thread's. */
 static void on_start_client_code(ThreadId tid, ULong blocks_done)
@@ -114,6 +132,7 @@ void rp_threads_init(void)
         rp_by_vg[i] = RP_NO_THREAD;
     by_pthread = VG_(HT_construct)("rp.threads.by_pthread");
     VG_(track_pre_thread_ll_create)(on_ll_create);
+    VG_(track_pre_thread_first_insn)(on_first_insn);
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_exit)(on_ll_exit);
 }
