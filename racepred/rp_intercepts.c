@@ -21,13 +21,18 @@
  *                         come after this release in the event stream;
  *   cond wait             the mutex is released before the real call and
  *                         reacquired after it, as glibc does inside;
+ *   sem_post, barrier     the send before the real call, which may let
+ *                         another thread through at once;
+ *   sem_*wait, barrier    the receive after the real call, when it
+ *                         succeeded;
  *   pthread_create        after the real call: only then is the new
  *                         pthread_t known;
  *   pthread_join          before the real call (see rp_threads.c).
  */
-#include <pthread.h>
-#include <stddef.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stddef.h>
 
 #include "valgrind.h"
 #include "rp_clientreq.h"
@@ -203,6 +208,75 @@ RP_PTH_FUNC(int, pthreadZucondZubroadcastZAZa, pthread_cond_t *cond)
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
     CALL_FN_W_W(ret, fn, cond);
+    return ret;
+}
+
+/* ---- semaphores and barriers ------------------------------------------- */
+
+/* A successful wait is ordered after every earlier post of the semaphore
+ * (more than the one it consumed: racepred cannot tell which one that was,
+ * so it may miss a race, never invent one). */
+RP_PTH_FUNC(int, semZupostZAZa, sem_t *sem)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_SYNC_SEND, sem, 0);
+    CALL_FN_W_W(ret, fn, sem);
+    return ret;
+}
+
+static int sem_wait_wrk(OrigFn fn, sem_t *sem)
+{
+    int ret;
+
+    CALL_FN_W_W(ret, fn, sem);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, semZuwaitZAZa, sem_t *sem)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return sem_wait_wrk(fn, sem);
+}
+
+RP_PTH_FUNC(int, semZutrywaitZAZa, sem_t *sem)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return sem_wait_wrk(fn, sem);
+}
+
+RP_PTH_FUNC(int, semZutimedwaitZAZa, sem_t *sem, const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WW(ret, fn, sem, abstime);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
+    return ret;
+}
+
+/* Every thread sends on arrival and receives on departure; the barrier
+ * lets nobody depart before all have arrived, so each departure is
+ * ordered after every arrival of the round. */
+RP_PTH_FUNC(int, pthreadZubarrierZuwait, pthread_barrier_t *barrier)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_SYNC_SEND, barrier, 0);
+    CALL_FN_W_W(ret, fn, barrier);
+    RP_REQUEST(RP_USERREQ_SYNC_RECV, barrier, 0);
     return ret;
 }
 
