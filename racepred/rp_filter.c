@@ -22,6 +22,8 @@ Bool rp_filter_set(const HChar *list)
     n_patterns = 0;
     if (VG_(strcmp)(list, "none") == 0)
         return True;
+    if (list[0] == '\0')
+        return False;
     patterns_copy = VG_(strdup)("rp.filter.patterns", list);
     for (p = patterns_copy; *p != '\0'; ) {
         HChar *end = p;
