@@ -2,14 +2,15 @@
  *
  * The requests come from the preload (rp_intercepts.c); their numbers and
  * arguments are listed in rp_clientreq.h.  Each one is turned into a call of
- * the module that owns the concern (threads, locks) or directly into an
- * event.
+ * the module that owns the concern (threads, locks, heap) or directly into
+ * an event.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_tooliface.h"
 
 #include "rp_clientreq.h"
+#include "rp_heap.h"
 #include "rp_locks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -38,10 +39,13 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         rp_locks_release_pre(tid, arg[1]);
         break;
     case RP_USERREQ_HEAP_BLOCK_NEW:
-        /* A block malloc just handed out: whatever earlier owners did to
-         * these bytes cannot race with the new owner. */
-        rp_tool_emit(RP_EV_FORGET, rp_threads_of_vg(tid), arg[1],
-                     (uint32_t)arg[2], 0);
+        rp_heap_block_new(tid, arg[1], arg[2], arg[3]);
+        break;
+    case RP_USERREQ_HEAP_BLOCK_RESIZED:
+        rp_heap_block_resized(arg[1], arg[2]);
+        break;
+    case RP_USERREQ_HEAP_BLOCK_FREE:
+        rp_heap_block_free(arg[1]);
         break;
     case RP_USERREQ_SYNC_SEND:
         rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_of_vg(tid), arg[1], 0, 0);

@@ -26,8 +26,13 @@ typedef enum {
     RP_USERREQ_MUTEX_ACQUIRED,
     /* arg1 = mutex; the caller is about to release it. */
     RP_USERREQ_MUTEX_RELEASE_PRE,
-    /* arg1 = first byte, arg2 = size: a heap block just handed out. */
+    /* arg1 = first byte, arg2 = size asked for, arg3 = usable size: a heap
+     * block just handed out. */
     RP_USERREQ_HEAP_BLOCK_NEW,
+    /* arg1 = first byte, arg2 = new size: realloc kept the block in place. */
+    RP_USERREQ_HEAP_BLOCK_RESIZED,
+    /* arg1 = first byte: the block is about to be freed. */
+    RP_USERREQ_HEAP_BLOCK_FREE,
     /* arg1 = sync object: a hard happens-before source (cond signal). */
     RP_USERREQ_SYNC_SEND,
     /* arg1 = sync object: ordered after every earlier SYNC_SEND on it. */

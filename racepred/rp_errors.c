@@ -12,6 +12,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "rp_errors.h"
+#include "rp_heap.h"
 #include "rp_threads.h"
 
 typedef enum { RP_ERR_RACE = 0 } rp_error_kind;
@@ -141,8 +142,10 @@ static void race_pp(const Error *err)
 
 /* Runs once per distinct error, before it is printed: the place for the
  * costly parts.  The earlier access becomes a one-frame ExeContext so that
- * both text and XML print it like any stack, and the address is described
- * (global variable, data symbol, stack, mapped file) by Valgrind's core. */
+ * both text and XML print it like any stack.  The address is described as
+ * a heap block if it is in one (rp_heap.c), else by Valgrind's core
+ * (data symbol, stack, mapped file); thread numbers in the description
+ * are racepred's, like everywhere in the report. */
 static UInt race_update_extra(const Error *err)
 {
     rp_race_extra *x = VG_(get_error_extra)(err);
@@ -151,8 +154,13 @@ static UInt race_update_extra(const Error *err)
 
     x->prev_where = VG_(make_ExeContext_from_StackTrace)(&ip, 1);
     x->addr_info.tag = Addr_Undescribed;
-    VG_(describe_addr)(VG_(get_ExeContext_epoch)(where),
-                       VG_(get_error_address)(err), &x->addr_info);
+    if (!rp_heap_describe(VG_(get_error_address)(err), &x->addr_info))
+        VG_(describe_addr)(VG_(get_ExeContext_epoch)(where),
+                           VG_(get_error_address)(err), &x->addr_info);
+    if (x->addr_info.tag == Addr_Stack
+        && rp_threads_is_live(x->addr_info.Addr.Stack.tinfo.tid))
+        x->addr_info.Addr.Stack.tinfo.tnr =
+            rp_threads_of_vg(x->addr_info.Addr.Stack.tinfo.tid) + 1;
     return sizeof *x;
 }
 

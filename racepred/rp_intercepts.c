@@ -57,6 +57,8 @@
 
 #define RP_REQUEST(req, a1, a2)                                              \
     VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), 0, 0, 0)
+#define RP_REQUEST3(req, a1, a2, a3)                                         \
+    VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), 0, 0)
 
 /* Tells the tool the preload is in place: without it every lock and join
  * would go unseen, and the tool warns at exit if this never arrived. */
@@ -283,13 +285,13 @@ RP_PTH_FUNC(int, pthreadZubarrierZuwait, pthread_barrier_t *barrier)
 /* ---- heap --------------------------------------------------------------- */
 
 /* The allocator recycles freed blocks, across threads too, with its
- * synchronisation inside libc where racepred does not look.  A block just
- * handed out is announced as fresh memory, so the new owner's accesses are
- * not paired with the previous owner's. */
-static void announce_block(void *p)
+ * synchronisation inside libc where racepred does not look.  Every block
+ * handed out is announced (fresh memory, and a block reports can name),
+ * and every block freed is withdrawn. */
+static void announce_block(void *p, size_t size)
 {
     if (p != NULL)
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_NEW, p, malloc_usable_size(p));
+        RP_REQUEST3(RP_USERREQ_HEAP_BLOCK_NEW, p, size, malloc_usable_size(p));
 }
 
 RP_LIBC_FUNC(void *, malloc, size_t size)
@@ -299,7 +301,7 @@ RP_LIBC_FUNC(void *, malloc, size_t size)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_W(p, fn, size);
-    announce_block(p);
+    announce_block(p, size);
     return p;
 }
 
@@ -310,12 +312,12 @@ RP_LIBC_FUNC(void *, calloc, size_t count, size_t size)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(p, fn, count, size);
-    announce_block(p);
+    announce_block(p, count * size);
     return p;
 }
 
-/* A block realloc moved is new memory; one it grew in place keeps its
- * history (the old bytes are the same object). */
+/* A block realloc moved is new memory and the old one is gone; one it
+ * resized in place keeps its history (the old bytes are the same object). */
 RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
 {
     OrigFn fn;
@@ -323,7 +325,26 @@ RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(p, fn, old, size);
-    if (p != old)
-        announce_block(p);
+    if (p == NULL)
+        return p;
+    if (p == old) {
+        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_RESIZED, p, size);
+        return p;
+    }
+    if (old != NULL)
+        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, old, 0);
+    announce_block(p, size);
     return p;
+}
+
+/* Withdrawn before the real call: once free returns, another thread may
+ * get the same address from malloc. */
+RP_LIBC_FUNC(void, free, void *p)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    if (p != NULL)
+        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, p, 0);
+    CALL_FN_v_W(fn, p);
 }

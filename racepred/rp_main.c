@@ -18,6 +18,7 @@
 
 #include "rp_errors.h"
 #include "rp_filter.h"
+#include "rp_heap.h"
 #include "rp_instrument.h"
 #include "rp_locks.h"
 #include "rp_threads.h"
@@ -128,6 +129,7 @@ static void pre_clo_init(void)
     rp_filter_set(RP_FILTER_DEFAULT);
     rp_threads_init();
     rp_locks_init();
+    rp_heap_init();
     rp_errors_init();
     rp_clientreq_init();
 }

@@ -137,6 +137,12 @@ void rp_threads_init(void)
     VG_(track_pre_thread_ll_exit)(on_ll_exit);
 }
 
+Bool rp_threads_is_live(ThreadId vg_tid)
+{
+    return vg_tid != VG_INVALID_THREADID && vg_tid < VG_N_THREADS
+        && rp_by_vg[vg_tid] != RP_NO_THREAD;
+}
+
 rp_tid_t rp_threads_of_vg(ThreadId vg_tid)
 {
     tl_assert(vg_tid < VG_N_THREADS && rp_by_vg[vg_tid] != RP_NO_THREAD);

@@ -27,6 +27,9 @@ extern ThreadId rp_threads_current_vg;
 /* Registers the thread hooks; call from pre_clo_init. */
 void rp_threads_init(void);
 
+/* Whether a Valgrind thread slot holds a live thread. */
+Bool rp_threads_is_live(ThreadId vg_tid);
+
 /* The racepred number of a live Valgrind thread. */
 rp_tid_t rp_threads_of_vg(ThreadId vg_tid);
 

@@ -58,7 +58,7 @@ run_tool() {
 # The lines of a report that identify it, with pids and addresses removed.
 report_lines() {
     sed -e 's/^==[0-9]*== //' -e 's/0x[0-9A-Fa-f][0-9A-Fa-f]*/0x.../g' "$1" |
-        grep -E '^(Data race |   at |This conflicts | *Address |Location )'
+        grep -E '^(Data race |   at |This conflicts | *Address |Location | *Block was )'
 }
 
 # Native stdout and exit code of a program, to compare with the tool's.

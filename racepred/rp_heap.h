@@ -1,0 +1,38 @@
+/* rp_heap.h — the client's heap blocks, as the malloc wrappers of the
+ * preload report them.
+ *
+ * Two uses:
+ *   - a block just handed out is fresh memory (RP_EV_FORGET over its usable
+ *     bytes): glibc recycles freed blocks across threads, synchronising
+ *     inside libc where racepred does not look, so the new owner's accesses
+ *     must not be paired with the previous owner's;
+ *   - reports describe a racy heap address like Helgrind does: "is 4 bytes
+ *     inside a block of size 16 alloc'd", the allocation stack, the thread.
+ * Blocks live in a table from malloc to free.  Lookups by an inner address
+ * scan the table; they happen once per distinct error, never per access.
+ */
+#ifndef RP_HEAP_H
+#define RP_HEAP_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_execontext.h"
+#include "pub_tool_xarray.h"
+#include "pub_tool_addrinfo.h"
+
+void rp_heap_init(void);
+
+/* `vg_tid` got [addr, addr + size) from the allocator, which really
+ * reserved `usable` bytes from addr. */
+void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable);
+
+/* A block realloc resized in place. */
+void rp_heap_block_resized(Addr addr, SizeT size);
+
+/* The block at `addr` is being freed. */
+void rp_heap_block_free(Addr addr);
+
+/* Fills `ai` for an address inside a live block; False if there is none. */
+Bool rp_heap_describe(Addr addr, AddrInfo *ai);
+
+#endif
