@@ -7,6 +7,7 @@
 #include "pub_tool_errormgr.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -89,9 +90,59 @@ static Bool race_eq(VgRes res, const Error *e1, const Error *e2)
         && VG_(strcmp)(x1->detector, x2->detector) == 0;
 }
 
+/* Racepred threads already announced (indexed by racepred number). */
+static Bool *announced;
+static rp_tid_t announced_size;
+
+/* Says once per thread where it came from, before the first report that
+ * mentions it, as Helgrind does: "thread #3" alone would not tell the user
+ * which of the program's threads that is. */
+static void announce_thread(rp_tid_t tid)
+{
+    ExeContext *created_at;
+
+    if (tid >= announced_size) {
+        rp_tid_t new_size = tid + 16;
+
+        announced = VG_(realloc)("rp.errors.announced", announced,
+                                 new_size * sizeof *announced);
+        VG_(memset)(announced + announced_size, 0,
+                    (new_size - announced_size) * sizeof *announced);
+        announced_size = new_size;
+    }
+    if (announced[tid])
+        return;
+    announced[tid] = True;
+    created_at = rp_threads_created_at(tid);
+    if (VG_(clo_xml)) {
+        VG_(printf_xml)("<announcethread>\n");
+        VG_(printf_xml)("  <hthreadid>%u</hthreadid>\n", tid + 1);
+        if (created_at != NULL)
+            VG_(pp_ExeContext)(created_at);
+        VG_(printf_xml)("</announcethread>\n");
+        return;
+    }
+    VG_(umsg)("---Thread-Announcement------------------------------------------\n");
+    VG_(umsg)("\n");
+    if (created_at == NULL) {
+        VG_(umsg)("Thread #%u is the program's root thread\n", tid + 1);
+    } else {
+        VG_(umsg)("Thread #%u was created\n", tid + 1);
+        VG_(pp_ExeContext)(created_at);
+    }
+    VG_(umsg)("\n");
+}
+
 static void race_before_pp(const Error *err)
 {
-    (void)err;
+    const rp_race_extra *x = VG_(get_error_extra)(err);
+
+    announce_thread(x->tid);
+    announce_thread(x->prev_tid);
+    if (!VG_(clo_xml)) {
+        VG_(umsg)("----------------------------------------------------------------\n");
+        VG_(umsg)("\n");
+    }
 }
 
 static void pp_race_xml(const Error *err, const rp_race_extra *x)

@@ -27,6 +27,7 @@ typedef struct {
     Bool joined;              /* the JOIN edge is in the stream */
     rp_tid_t last_child;      /* the thread it created last */
     rp_tid_t waiting_joiner;  /* a thread blocked in pthread_join on it */
+    ExeContext *created_at;   /* NULL for the root thread */
 } rp_thread;
 
 typedef struct {
@@ -59,6 +60,7 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->joined = False;
     t->last_child = RP_NO_THREAD;
     t->waiting_joiner = RP_NO_THREAD;
+    t->created_at = NULL;
     rp_by_vg[vg_tid] = n_threads;
     return n_threads++;
 }
@@ -79,6 +81,8 @@ static void on_ll_create(ThreadId parent, ThreadId child)
         return;
     tl_assert(rp_by_vg[parent] != RP_NO_THREAD);
     threads[rp_by_vg[parent]].last_child = child_rp;
+    /* Reports announce each thread they mention with this stack. */
+    threads[child_rp].created_at = VG_(record_ExeContext)(parent, 0);
     rp_tool_emit(RP_EV_FORK, rp_by_vg[parent], child_rp, 0, 0);
 }
 
@@ -147,6 +151,12 @@ rp_tid_t rp_threads_of_vg(ThreadId vg_tid)
 {
     tl_assert(vg_tid < VG_N_THREADS && rp_by_vg[vg_tid] != RP_NO_THREAD);
     return rp_by_vg[vg_tid];
+}
+
+ExeContext *rp_threads_created_at(rp_tid_t tid)
+{
+    tl_assert(tid < n_threads);
+    return threads[tid].created_at;
 }
 
 rp_tid_t rp_threads_count(void)

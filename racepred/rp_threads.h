@@ -17,6 +17,7 @@
 #define RP_THREADS_H
 
 #include "pub_tool_basics.h"
+#include "pub_tool_execontext.h"
 #include "rp_event.h"
 
 /* The thread running client code now; read by the instrumentation's
@@ -35,6 +36,10 @@ rp_tid_t rp_threads_of_vg(ThreadId vg_tid);
 
 /* Number of racepred threads created so far. */
 rp_tid_t rp_threads_count(void);
+
+/* Where a thread was created (the parent's stack at clone time); NULL for
+ * the root thread. */
+ExeContext *rp_threads_created_at(rp_tid_t tid);
 
 /* Client requests from the pthread_create and pthread_join wrappers. */
 void rp_threads_created(ThreadId parent, UWord child_pthread);
