@@ -32,10 +32,10 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_JOIN_PRE:
         rp_threads_join_pre(tid, arg[1]);
         break;
-    case RP_USERREQ_MUTEX_ACQUIRED:
-        rp_locks_acquired(tid, arg[1]);
+    case RP_USERREQ_LOCK_ACQUIRED:
+        rp_locks_acquired(tid, arg[1], arg[2] != 0);
         break;
-    case RP_USERREQ_MUTEX_RELEASE_PRE:
+    case RP_USERREQ_LOCK_RELEASE_PRE:
         rp_locks_release_pre(tid, arg[1]);
         break;
     case RP_USERREQ_HEAP_BLOCK_NEW:

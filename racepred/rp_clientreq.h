@@ -22,10 +22,11 @@ typedef enum {
     RP_USERREQ_THREAD_CREATED,
     /* arg1 = pthread_t the caller is about to join. */
     RP_USERREQ_JOIN_PRE,
-    /* arg1 = mutex; the caller now holds it (the real lock succeeded). */
-    RP_USERREQ_MUTEX_ACQUIRED,
-    /* arg1 = mutex; the caller is about to release it. */
-    RP_USERREQ_MUTEX_RELEASE_PRE,
+    /* arg1 = mutex or rwlock, arg2 = 1 for an rwlock's read side: the
+     * caller now holds it (the real lock call succeeded). */
+    RP_USERREQ_LOCK_ACQUIRED,
+    /* arg1 = mutex or rwlock: the caller is about to unlock it. */
+    RP_USERREQ_LOCK_RELEASE_PRE,
     /* arg1 = first byte, arg2 = size asked for, arg3 = usable size: a heap
      * block just handed out. */
     RP_USERREQ_HEAP_BLOCK_NEW,

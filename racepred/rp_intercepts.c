@@ -14,9 +14,10 @@
  * bound to libpthread.so.0, for older glibcs (Helgrind's trick).
  *
  * When each request is sent matters:
- *   lock (all variants)   after the real call, and only if it succeeded:
- *                         a failed trylock/timedlock acquired nothing;
- *   unlock                before the real call: once the mutex is free
+ *   lock                  after the real call, and only if it succeeded
+ *   (mutex, rwlock,       (a failed trylock/timedlock acquired nothing);
+ *   every variant)
+ *   unlock                before the real call: once the lock is free
  *                         another thread may take it, and its acquire must
  *                         come after this release in the event stream;
  *   cond wait             the mutex is released before the real call and
@@ -110,7 +111,7 @@ static int lock_wrk(OrigFn fn, pthread_mutex_t *mutex)
 
     CALL_FN_W_W(ret, fn, mutex);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return ret;
 }
 
@@ -139,7 +140,7 @@ RP_PTH_FUNC(int, pthreadZumutexZutimedlock, pthread_mutex_t *mutex,
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(ret, fn, mutex, abstime);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return ret;
 }
 
@@ -149,8 +150,63 @@ RP_PTH_FUNC(int, pthreadZumutexZuunlock, pthread_mutex_t *mutex)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_MUTEX_RELEASE_PRE, mutex, 0);
+    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_W(ret, fn, mutex);
+    return ret;
+}
+
+/* ---- reader-writer locks ----------------------------------------------- */
+
+static int rwlock_wrk(OrigFn fn, pthread_rwlock_t *rwlock, int shared)
+{
+    int ret;
+
+    CALL_FN_W_W(ret, fn, rwlock);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, rwlock, shared);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZurdlock, pthread_rwlock_t *rwlock)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return rwlock_wrk(fn, rwlock, 1);
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZutryrdlock, pthread_rwlock_t *rwlock)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return rwlock_wrk(fn, rwlock, 1);
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZuwrlock, pthread_rwlock_t *rwlock)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return rwlock_wrk(fn, rwlock, 0);
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZutrywrlock, pthread_rwlock_t *rwlock)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    return rwlock_wrk(fn, rwlock, 0);
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZuunlock, pthread_rwlock_t *rwlock)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, rwlock, 0);
+    CALL_FN_W_W(ret, fn, rwlock);
     return ret;
 }
 
@@ -168,9 +224,9 @@ RP_PTH_FUNC(int, pthreadZucondZuwaitZAZa, pthread_cond_t *cond,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_MUTEX_RELEASE_PRE, mutex, 0);
+    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_WW(ret, fn, cond, mutex);
-    RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+    RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     if (ret == 0)
         RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
     return ret;
@@ -183,9 +239,9 @@ RP_PTH_FUNC(int, pthreadZucondZutimedwaitZAZa, pthread_cond_t *cond,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_MUTEX_RELEASE_PRE, mutex, 0);
+    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_WWW(ret, fn, cond, mutex, abstime);
-    RP_REQUEST(RP_USERREQ_MUTEX_ACQUIRED, mutex, 0);
+    RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     if (ret == 0)
         RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
     return ret;

@@ -1,11 +1,18 @@
-/* rp_locks.h — mutex acquire/release events, with recursion folded away.
+/* rp_locks.h — lock acquire/release events, with recursion folded away.
  *
  * The preload reports every successful lock and every unlock of a pthread
- * mutex.  A recursive mutex can be locked again by its owner; to the
- * detectors only the outermost lock and the matching last unlock are
- * acquire and release: the inner ones change nothing about which thread
- * holds the lock.  This module keeps, per mutex, its owner and lock depth,
- * and emits RP_EV_ACQUIRE / RP_EV_RELEASE only at depth 0 <-> 1.
+ * mutex or reader-writer lock.  A recursive mutex can be locked again by
+ * its owner, and a thread may take the read side of an rwlock several
+ * times; to the detectors only the outermost lock and the matching last
+ * unlock are acquire and release: the inner ones change nothing about who
+ * holds the lock.  This module keeps, per lock, the exclusive owner and its
+ * depth, and per reader its read depth, and emits events only at depth
+ * 0 <-> 1:
+ *   exclusive (mutex, rwlock write side)   RP_EV_ACQUIRE / RP_EV_RELEASE
+ *   shared (rwlock read side)              RP_EV_ACQUIRE_SHARED /
+ *                                          RP_EV_RELEASE_SHARED
+ * pthread_rwlock_unlock does not say which side it releases; the state
+ * kept here does.
  */
 #ifndef RP_LOCKS_H
 #define RP_LOCKS_H
@@ -14,10 +21,10 @@
 
 void rp_locks_init(void);
 
-/* The real lock call of `vg_tid` on `mutex` succeeded. */
-void rp_locks_acquired(ThreadId vg_tid, Addr mutex);
+/* The real lock call of `vg_tid` on `lock` succeeded. */
+void rp_locks_acquired(ThreadId vg_tid, Addr lock, Bool shared);
 
-/* `vg_tid` is about to unlock `mutex`. */
-void rp_locks_release_pre(ThreadId vg_tid, Addr mutex);
+/* `vg_tid` is about to unlock `lock` (either side). */
+void rp_locks_release_pre(ThreadId vg_tid, Addr lock);
 
 #endif
