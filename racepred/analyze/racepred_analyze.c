@@ -1,0 +1,268 @@
+/* racepred_analyze.c — racepred-analyze: runs racepred's detectors offline
+ * on text traces (docs/trace-format.md).
+ *
+ *   racepred-analyze [--detector=LIST] [--all-pairs=yes|no] [--help] FILE...
+ *
+ * Output, one line per race pair, sorted by detector (in LIST order), then
+ * by positions, without duplicates:
+ *
+ *   <detector> <i>-<j> <var> <w|r>@<thread> <w|r>@<thread>
+ *
+ * i < j are the 1-based event positions of the trace (headers not counted,
+ * `br` lines counted), <var> the variable name, then the kind and thread
+ * (as written in the file, e.g. T1) of event i and of event j.  With more
+ * than one FILE every line is prefixed by "FILE: ".
+ *
+ * Exit status: 0 when every file was analysed, racy or not; 1 when a file
+ * could not be read or parsed (message "FILE:LINE: message" on stderr, the
+ * other files are still analysed); 2 on a usage error.
+ */
+#include "rp_engine.h"
+#include "rp_shim.h"
+#include "rp_trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROGRAM "racepred-analyze"
+
+typedef struct options {
+    const char *detectors;
+    bool all_pairs;
+    int first_file;
+} options;
+
+typedef struct race_line {
+    unsigned detector;      /* position in the --detector list */
+    const char *detector_name;
+    uint64_t first, second;
+    uint64_t addr;
+    rp_tid_t first_tid, second_tid;
+    bool first_write, second_write;
+} race_line;
+
+typedef struct race_lines {
+    const char *detectors;
+    race_line *lines;
+    size_t count, cap;
+} race_lines;
+
+static void print_help(void)
+{
+    printf("usage: " PROGRAM " [--detector=LIST] [--all-pairs=yes|no] [--help] FILE...\n"
+           "\n"
+           "Predicts data races in text traces (format: docs/trace-format.md).\n"
+           "\n"
+           "  --detector=LIST     comma-separated detectors to run (default: hb)\n"
+           "  --all-pairs=yes|no  yes (default): report every race pair of the relation;\n"
+           "                      no: report what the Valgrind tool reports online\n"
+           "                      (at least one earlier partner per racy access)\n"
+           "  --help              this text\n"
+           "\n"
+           "Detectors:\n");
+    for (unsigned i = 0; i < rp_detector_count(); i++)
+        printf("  %-8s %s\n", rp_detector_at(i)->name, rp_detector_at(i)->summary);
+    printf("\n"
+           "Output: one line per race pair, sorted, no duplicates:\n"
+           "  <detector> <i>-<j> <var> <w|r>@<thread> <w|r>@<thread>\n"
+           "i < j are 1-based event positions (headers not counted, br counted); the two\n"
+           "w|r@thread fields describe events i and j.  With several FILEs each line\n"
+           "starts with \"FILE: \".\n"
+           "\n"
+           "Exit status: 0 if every file was analysed (whether or not races were found),\n"
+           "1 if a file could not be read or parsed (FILE:LINE: message on stderr),\n"
+           "2 on a usage error.\n");
+}
+
+static void print_known_detectors(FILE *out)
+{
+    for (unsigned i = 0; i < rp_detector_count(); i++)
+        fprintf(out, "%s%s", i == 0 ? "" : ",", rp_detector_at(i)->name);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, PROGRAM ": %s '%s' (see --help)\n", what, arg);
+    return 2;
+}
+
+/* Returns -1 when the options are fine, else the exit status. */
+static int parse_options(int argc, char **argv, options *opt)
+{
+    opt->detectors = "hb";
+    opt->all_pairs = true;
+    int i = 1;
+    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(arg, "--help") == 0) {
+            print_help();
+            return 0;
+        } else if (strncmp(arg, "--detector=", 11) == 0) {
+            opt->detectors = arg + 11;
+        } else if (strcmp(arg, "--all-pairs=yes") == 0 || strcmp(arg, "--all-pairs=no") == 0) {
+            opt->all_pairs = arg[12] == 'y';
+        } else {
+            return usage_error("unknown option", arg);
+        }
+    }
+    char *bad = NULL;
+    if (!rp_engine_check_list(opt->detectors, &bad)) {
+        fprintf(stderr, PROGRAM ": unknown detector '%s' (known: ", bad);
+        print_known_detectors(stderr);
+        fprintf(stderr, ")\n");
+        rp_free(bad);
+        return 2;
+    }
+    if (i == argc) {
+        fprintf(stderr, PROGRAM ": no trace file given (see --help)\n");
+        return 2;
+    }
+    opt->first_file = i;
+    return -1;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 4096;
+    char *buf = malloc(cap);
+    *len = 0;
+    size_t n;
+    while (buf != NULL && (n = fread(buf + *len, 1, cap - *len, f)) > 0) {
+        *len += n;
+        if (*len == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    if (buf != NULL && ferror(f)) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Index of `name` in the comma-separated list. */
+static unsigned list_position(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    unsigned pos = 0;
+    for (const char *p = list; *p != '\0'; pos++) {
+        const char *end = strchr(p, ',');
+        size_t n = end == NULL ? strlen(p) : (size_t)(end - p);
+        if (n == len && strncmp(p, name, len) == 0)
+            return pos;
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    return pos;
+}
+
+static void collect_race(void *ctx, const rp_race *race)
+{
+    race_lines *r = ctx;
+    if (r->count == r->cap) {
+        r->cap = r->cap == 0 ? 64 : r->cap * 2;
+        r->lines = rp_realloc("analyze.races", r->lines, r->cap * sizeof *r->lines);
+    }
+    race_line *l = &r->lines[r->count++];
+    l->detector = list_position(r->detectors, race->detector);
+    l->detector_name = race->detector;
+    l->first = race->first.site;
+    l->second = race->second.site;
+    l->addr = race->first.addr;
+    l->first_tid = race->first.tid;
+    l->second_tid = race->second.tid;
+    l->first_write = race->first.is_write;
+    l->second_write = race->second.is_write;
+}
+
+static int compare_race_lines(const void *a, const void *b)
+{
+    const race_line *x = a, *y = b;
+    if (x->detector != y->detector)
+        return x->detector < y->detector ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->second != y->second)
+        return x->second < y->second ? -1 : 1;
+    return 0;
+}
+
+static void print_races(const char *prefix, const rp_trace *trace, race_lines *r)
+{
+    if (r->count > 1)
+        qsort(r->lines, r->count, sizeof *r->lines, compare_race_lines);
+    for (size_t i = 0; i < r->count; i++) {
+        const race_line *l = &r->lines[i];
+        if (i > 0 && compare_race_lines(l, &r->lines[i - 1]) == 0)
+            continue;
+        const char *var = rp_trace_var_name(trace, l->addr);
+        printf("%s%s %llu-%llu %s %c@%s %c@%s\n", prefix, l->detector_name,
+               (unsigned long long)l->first, (unsigned long long)l->second,
+               var != NULL ? var : "?", l->first_write ? 'w' : 'r',
+               trace->thread_names[l->first_tid], l->second_write ? 'w' : 'r',
+               trace->thread_names[l->second_tid]);
+    }
+}
+
+static void run_trace(const options *opt, const char *prefix, rp_trace *trace)
+{
+    race_lines races = { opt->detectors, NULL, 0, 0 };
+    rp_detector_env env = { collect_race, &races, opt->all_pairs };
+    rp_engine *eng = rp_engine_create(opt->detectors, &env, NULL);
+    for (uint32_t i = 0; i < trace->n_events; i++)
+        rp_engine_event(eng, &trace->events[i]);
+    rp_engine_finish(eng);
+    rp_engine_destroy(eng);
+    print_races(prefix, trace, &races);
+    rp_free(races.lines);
+}
+
+/* Returns false if the file could not be read or parsed. */
+static bool analyze_file(const options *opt, const char *path, bool prefix_lines)
+{
+    size_t len;
+    char *text = read_file(path, &len);
+    if (text == NULL) {
+        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        return false;
+    }
+    rp_trace trace;
+    rp_trace_error err;
+    bool ok = rp_trace_parse(text, len, &trace, &err);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "%s:%u: %s\n", path, err.line, err.message);
+        return false;
+    }
+    char *prefix = malloc(strlen(path) + 3);
+    sprintf(prefix, "%s", prefix_lines ? path : "");
+    if (prefix_lines)
+        strcat(prefix, ": ");
+    run_trace(opt, prefix, &trace);
+    free(prefix);
+    rp_trace_free(&trace);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    options opt;
+    int status = parse_options(argc, argv, &opt);
+    if (status >= 0)
+        return status;
+    bool prefix_lines = argc - opt.first_file > 1;
+    status = 0;
+    for (int i = opt.first_file; i < argc; i++)
+        if (!analyze_file(&opt, argv[i], prefix_lines))
+            status = 1;
+    return status;
+}

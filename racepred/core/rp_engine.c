@@ -1,0 +1,180 @@
+/* rp_engine.c — fans the event stream out to the enabled detectors
+ * (rp_engine.h).
+ *
+ * Each enabled detector gets a table of its callbacks indexed by event kind,
+ * built once, so dispatching an event is one indexed load and a call per
+ * detector.  Races go straight to the environment's report function.
+ */
+#include "rp_engine.h"
+
+#include "rp_shim.h"
+
+typedef void (*rp_event_fn)(void *self, const rp_event *e);
+
+typedef struct rp_engine_detector {
+    const rp_detector_ops *ops;
+    void *self;
+    rp_event_fn on_event[RP_EV_KIND_COUNT];
+} rp_engine_detector;
+
+struct rp_engine {
+    rp_engine_detector *detectors;
+    unsigned n_detectors;
+    uint64_t n_events;
+    bool needs_branches;
+};
+
+static const char *const kind_names[RP_EV_KIND_COUNT] = {
+    [RP_EV_READ] = "read",
+    [RP_EV_WRITE] = "write",
+    [RP_EV_ACQUIRE] = "acquire",
+    [RP_EV_RELEASE] = "release",
+    [RP_EV_ACQUIRE_SHARED] = "acquire_shared",
+    [RP_EV_RELEASE_SHARED] = "release_shared",
+    [RP_EV_FORK] = "fork",
+    [RP_EV_JOIN] = "join",
+    [RP_EV_BRANCH] = "branch",
+    [RP_EV_SYNC_SEND] = "sync_send",
+    [RP_EV_SYNC_RECV] = "sync_recv",
+    [RP_EV_FORGET] = "forget",
+};
+
+const char *rp_event_kind_name(rp_event_kind kind)
+{
+    return (unsigned)kind < RP_EV_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+static char *copy_name(const char *start, size_t len)
+{
+    char *name = rp_malloc("rp.engine.name", len + 1);
+    rp_memcpy(name, start, len);
+    name[len] = '\0';
+    return name;
+}
+
+/* Looks up each comma-separated name into found[]; stops and returns false
+ * (with *bad_name set if wanted) on an unknown, repeated or empty name. */
+static bool resolve_list(const char *list, const rp_detector_ops **found, unsigned *n_found,
+                         char **bad_name)
+{
+    const char *start = list;
+    *n_found = 0;
+    for (;;) {
+        const char *end = start;
+        while (*end != '\0' && *end != ',')
+            end++;
+        char *name = copy_name(start, (size_t)(end - start));
+        const rp_detector_ops *ops = rp_detector_find(name);
+        for (unsigned i = 0; ops != NULL && i < *n_found; i++)
+            if (found[i] == ops)
+                ops = NULL;
+        if (ops == NULL) {
+            if (bad_name != NULL)
+                *bad_name = name;
+            else
+                rp_free(name);
+            return false;
+        }
+        rp_free(name);
+        found[(*n_found)++] = ops;
+        if (*end == '\0')
+            return true;
+        start = end + 1;
+    }
+}
+
+static const rp_detector_ops **resolve(const char *list, unsigned *n_found, char **bad_name)
+{
+    const rp_detector_ops **found =
+        rp_calloc("rp.engine.list", rp_detector_count(), sizeof *found);
+    if (bad_name != NULL)
+        *bad_name = NULL;
+    if (!resolve_list(list, found, n_found, bad_name)) {
+        rp_free(found);
+        return NULL;
+    }
+    return found;
+}
+
+bool rp_engine_check_list(const char *detectors, char **bad_name)
+{
+    unsigned n;
+    const rp_detector_ops **found = resolve(detectors, &n, bad_name);
+    rp_free(found);
+    return found != NULL;
+}
+
+static void setup_detector(rp_engine_detector *d, const rp_detector_ops *ops,
+                           const rp_detector_env *env)
+{
+    d->ops = ops;
+    d->self = ops->create(env);
+    d->on_event[RP_EV_READ] = ops->read;
+    d->on_event[RP_EV_WRITE] = ops->write;
+    d->on_event[RP_EV_ACQUIRE] = ops->acquire;
+    d->on_event[RP_EV_RELEASE] = ops->release;
+    d->on_event[RP_EV_ACQUIRE_SHARED] = ops->acquire_shared;
+    d->on_event[RP_EV_RELEASE_SHARED] = ops->release_shared;
+    d->on_event[RP_EV_FORK] = ops->fork;
+    d->on_event[RP_EV_JOIN] = ops->join;
+    d->on_event[RP_EV_BRANCH] = ops->branch;
+    d->on_event[RP_EV_SYNC_SEND] = ops->sync_send;
+    d->on_event[RP_EV_SYNC_RECV] = ops->sync_recv;
+    d->on_event[RP_EV_FORGET] = ops->forget;
+}
+
+rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
+                            char **bad_name)
+{
+    unsigned n;
+    const rp_detector_ops **found = resolve(detectors, &n, bad_name);
+    if (found == NULL)
+        return NULL;
+    rp_engine *eng = rp_calloc("rp.engine", 1, sizeof *eng);
+    eng->detectors = rp_calloc("rp.engine.detectors", n, sizeof *eng->detectors);
+    eng->n_detectors = n;
+    for (unsigned i = 0; i < n; i++) {
+        setup_detector(&eng->detectors[i], found[i], env);
+        eng->needs_branches |= found[i]->needs_branches;
+    }
+    rp_free(found);
+    return eng;
+}
+
+void rp_engine_destroy(rp_engine *eng)
+{
+    if (eng == NULL)
+        return;
+    for (unsigned i = 0; i < eng->n_detectors; i++)
+        eng->detectors[i].ops->destroy(eng->detectors[i].self);
+    rp_free(eng->detectors);
+    rp_free(eng);
+}
+
+bool rp_engine_needs_branches(const rp_engine *eng)
+{
+    return eng->needs_branches;
+}
+
+void rp_engine_event(rp_engine *eng, rp_event *e)
+{
+    rp_assert(e->kind < RP_EV_KIND_COUNT);
+    e->id = ++eng->n_events;
+    for (unsigned i = 0; i < eng->n_detectors; i++) {
+        rp_event_fn fn = eng->detectors[i].on_event[e->kind];
+        if (fn != NULL)
+            fn(eng->detectors[i].self, e);
+    }
+}
+
+void rp_engine_finish(rp_engine *eng)
+{
+    for (unsigned i = 0; i < eng->n_detectors; i++)
+        if (eng->detectors[i].ops->finish != NULL)
+            eng->detectors[i].ops->finish(eng->detectors[i].self);
+}
+
+uint64_t rp_engine_event_count(const rp_engine *eng)
+{
+    return eng->n_events;
+}

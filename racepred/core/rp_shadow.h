@@ -1,0 +1,73 @@
+/* rp_shadow.h — generic, sparse shadow memory for the whole 64-bit address
+ * space.
+ *
+ * Memory is shadowed per 8-byte granule (granule = addr >> 3).  Every
+ * granule has one slot of a fixed size chosen by the owner at creation
+ * (each detector creates its own shadow with its own slot type).  Slots start
+ * zero-filled; the owner decides what a slot means.
+ *
+ * Layout: two levels.  The address space is cut into chunks of
+ * 2^RP_SHADOW_CHUNK_BITS granules (64 KiB of client memory); a hash map
+ * (rp_u64map) from chunk number to a lazily allocated array of slots is the
+ * first level.  A one-entry cache of the last chunk makes the common lookup a
+ * compare, a mask and a multiply-add (shadow_slot is inline).
+ *
+ * Slots may own memory (e.g. spilled arrays); the shadow does not know, so
+ * clearing and iteration go through a callback of the owner, and the owner
+ * must release slot contents (shadow_for_each) before shadow_destroy.
+ */
+#ifndef RP_SHADOW_H
+#define RP_SHADOW_H
+
+#include "rp_u64map.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_SHADOW_GRANULE_BITS 3
+#define RP_SHADOW_GRANULE_SIZE (1u << RP_SHADOW_GRANULE_BITS)
+#define RP_SHADOW_CHUNK_BITS 13
+#define RP_SHADOW_CHUNK_GRANULES ((uint64_t)1 << RP_SHADOW_CHUNK_BITS)
+
+typedef struct rp_shadow {
+    uint64_t cached_chunk;     /* chunk number of cached_slots; impossible value if none */
+    uint8_t *cached_slots;
+    size_t slot_size;
+    rp_u64map chunks;          /* chunk number → slot array */
+} rp_shadow;
+
+rp_shadow *shadow_create(size_t slot_size);
+void shadow_destroy(rp_shadow *s);
+
+/* Slot of a granule, allocating its chunk if needed (slow path of shadow_slot). */
+void *shadow_slot_slow(rp_shadow *s, uint64_t granule);
+
+/* Slot of a granule: lookup-or-create.  Never NULL. */
+static inline void *shadow_slot(rp_shadow *s, uint64_t granule)
+{
+    if ((granule >> RP_SHADOW_CHUNK_BITS) == s->cached_chunk)
+        return s->cached_slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1)) * s->slot_size;
+    return shadow_slot_slow(s, granule);
+}
+
+/* Slot of a granule if its chunk exists, else NULL (nothing is allocated). */
+void *shadow_find(rp_shadow *s, uint64_t granule);
+
+/* mask: the bytes of the granule concerned (bit i = byte granule*8 + i). */
+typedef void (*rp_shadow_slot_fn)(void *ctx, uint64_t granule, void *slot, uint8_t mask);
+
+/* Calls fn for every existing slot overlapping [addr, addr + size), with the
+ * mask of the bytes inside the range; fn is expected to forget them. */
+void shadow_clear_range(rp_shadow *s, uint64_t addr, uint64_t size,
+                        rp_shadow_slot_fn fn, void *ctx);
+
+/* Calls fn (mask 0xFF) for every slot of every allocated chunk, in no
+ * particular order; empty (still zero) slots included. */
+void shadow_for_each(rp_shadow *s, rp_shadow_slot_fn fn, void *ctx);
+
+/* Byte mask of the bytes of `granule` inside [addr, addr + size); size > 0,
+ * addr + size may be 2^64 (computed without overflow). */
+uint8_t shadow_granule_mask(uint64_t granule, uint64_t addr, uint64_t size);
+
+#endif

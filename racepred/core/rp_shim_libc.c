@@ -1,0 +1,79 @@
+/* rp_shim_libc.c — the shim (rp_shim.h) on top of the C library, for
+ * racepred-analyze and the unit tests.  The Valgrind tool links its own
+ * implementation instead (racepred/rp_shim_vg.c).
+ */
+#include "rp_shim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *check_allocation(const char *cost_centre, void *p, size_t n)
+{
+    if (p == NULL && n != 0) {
+        fprintf(stderr, "racepred: out of memory (%s, %zu bytes)\n", cost_centre, n);
+        exit(EXIT_FAILURE);
+    }
+    return p;
+}
+
+void *rp_malloc(const char *cost_centre, size_t n)
+{
+    return check_allocation(cost_centre, malloc(n == 0 ? 1 : n), n);
+}
+
+void *rp_calloc(const char *cost_centre, size_t count, size_t n)
+{
+    return check_allocation(cost_centre, calloc(count == 0 ? 1 : count, n == 0 ? 1 : n),
+                            count * n);
+}
+
+void *rp_realloc(const char *cost_centre, void *p, size_t n)
+{
+    return check_allocation(cost_centre, realloc(p, n == 0 ? 1 : n), n);
+}
+
+void rp_free(void *p)
+{
+    free(p);
+}
+
+void rp_memset(void *dst, int c, size_t n)
+{
+    memset(dst, c, n);
+}
+
+void rp_memcpy(void *dst, const void *src, size_t n)
+{
+    if (n != 0)
+        memcpy(dst, src, n);
+}
+
+int rp_memcmp(const void *a, const void *b, size_t n)
+{
+    return n == 0 ? 0 : memcmp(a, b, n);
+}
+
+size_t rp_strlen(const char *s)
+{
+    return strlen(s);
+}
+
+int rp_strcmp(const char *a, const char *b)
+{
+    return strcmp(a, b);
+}
+
+void rp_message(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+void rp_panic(const char *file, int line, const char *cond)
+{
+    fprintf(stderr, "racepred: %s:%d: internal error: assertion '%s' failed\n", file, line, cond);
+    abort();
+}

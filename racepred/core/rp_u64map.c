@@ -1,0 +1,74 @@
+/* rp_u64map.c — uint64 → pointer hash map (see rp_u64map.h). */
+#include "rp_u64map.h"
+
+#include "rp_shim.h"
+
+static size_t slot_of(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+void u64map_init(rp_u64map *m)
+{
+    m->entries = NULL;
+    m->cap = 0;
+    m->count = 0;
+}
+
+void u64map_free(rp_u64map *m)
+{
+    rp_free(m->entries);
+    u64map_init(m);
+}
+
+void *u64map_get(const rp_u64map *m, uint64_t key)
+{
+    if (m->cap == 0)
+        return NULL;
+    for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        const rp_u64map_entry *e = &m->entries[i];
+        if (e->value == NULL)
+            return NULL;
+        if (e->key == key)
+            return e->value;
+    }
+}
+
+static rp_u64map_entry *find_entry(rp_u64map *m, uint64_t key)
+{
+    for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        rp_u64map_entry *e = &m->entries[i];
+        if (e->value == NULL || e->key == key)
+            return e;
+    }
+}
+
+static void grow(rp_u64map *m)
+{
+    rp_u64map old = *m;
+    m->cap = old.cap == 0 ? 16 : old.cap * 2;
+    m->entries = rp_calloc("rp.u64map", m->cap, sizeof(rp_u64map_entry));
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.entries[i].value != NULL)
+            *find_entry(m, old.entries[i].key) = old.entries[i];
+    rp_free(old.entries);
+}
+
+void u64map_put(rp_u64map *m, uint64_t key, void *value)
+{
+    rp_assert(value != NULL);
+    if (2 * (m->count + 1) > m->cap)
+        grow(m);
+    rp_u64map_entry *e = find_entry(m, key);
+    if (e->value == NULL)
+        m->count++;
+    e->key = key;
+    e->value = value;
+}
+
+void u64map_for_each(const rp_u64map *m, rp_u64map_visit_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->entries[i].value != NULL)
+            fn(ctx, m->entries[i].key, m->entries[i].value);
+}
