@@ -7,6 +7,15 @@
  *
  * Text form (Helgrind's shape):
  *
+ *   ---Thread-Announcement------------------------------------------
+ *
+ *   Thread #2 was created
+ *      at 0x4955B42: clone (clone.S:83)
+ *      ...
+ *      by 0x1091F7: main (racy.c:33)
+ *
+ *   ----------------------------------------------------------------
+ *
  *   Data race (hb, observed) during write of size 4 at 0x10C080 by thread #1
  *      at 0x109241: main (racy.c:22)
  *
@@ -14,16 +23,22 @@
  *      at 0x1091B6: worker (racy.c:10)
  *    Address 0x10c080 is 0 bytes inside data symbol "global_counter"
  *
- * The first stack is the full stack of the access that completed the race,
- * taken when it happened.  The earlier access is known only by its
- * instruction address, shown as a one-frame stack.  Thread numbers are
+ * Each thread a report names is announced once, before the first such
+ * report, with the stack that created it ("Thread #1 is the program's root
+ * thread" for the first).  The first stack is the full stack of the access
+ * that completed the race, taken when it happened.  The earlier access is
+ * known only by its instruction address, shown as a one-frame stack.  The
+ * address is described as a heap block ("is 4 bytes inside a block of size
+ * 16 alloc'd", the allocation stack, "Block was alloc'd by thread #1") or
+ * by Valgrind's core (data symbol, stack, mapped file).  Thread numbers are
  * racepred's (#1 = the root thread, then in creation order).  "observed"
  * means the two accesses were unordered by happens-before in this run;
  * "predicted" means a detector found a reordering in which they race.
  *
- * In XML mode (--xml=yes) the same is written as <kind>Race</kind>,
- * <xwhat>, the stack, <xauxwhat> with the earlier access, its stack and an
- * <auxwhat> for the address.
+ * In XML mode (--xml=yes) the same is written as <announcethread>
+ * records and, per error, <kind>Race</kind>, <xwhat>, the stack,
+ * <xauxwhat> with the earlier access, its stack and an <auxwhat> for the
+ * address.
  */
 #ifndef RP_ERRORS_H
 #define RP_ERRORS_H

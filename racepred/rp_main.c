@@ -2,11 +2,12 @@
  * engine's lifetime.
  *
  * racepred predicts data races.  The front end (this directory) turns the
- * client's memory accesses (rp_instrument.c), thread lifecycle
- * (rp_threads.c) and pthread calls (the preload rp_intercepts.c, reported
- * through rp_clientreq.c) into one event stream; the portable core's
- * engine runs the detectors chosen with --detector over it; their races
- * come back as Valgrind errors (rp_errors.c).
+ * client's memory accesses (rp_instrument.c, minus the objects rp_filter.c
+ * ignores), thread lifecycle (rp_threads.c), and its pthread and malloc
+ * calls (the preload rp_intercepts.c, reported through rp_clientreq.c to
+ * rp_threads.c, rp_locks.c and rp_heap.c) into one event stream; the
+ * portable core's engine runs the detectors chosen with --detector over
+ * it; their races come back as Valgrind errors (rp_errors.c).
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
