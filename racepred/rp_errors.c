@@ -56,11 +56,60 @@ static ThreadId charged_thread(rp_tid_t tid)
     return 1;
 }
 
+typedef struct {
+    Addr start;
+    SizeT size;
+} rp_range;
+
+static rp_range *ignored;
+static UInt n_ignored;
+static UInt ignored_capacity;
+
+void rp_errors_ignore_range(Addr addr, SizeT size)
+{
+    if (size == 0)
+        return;
+    if (n_ignored == ignored_capacity) {
+        ignored_capacity = ignored_capacity ? 2 * ignored_capacity : 8;
+        ignored = VG_(realloc)("rp.errors.ignored", ignored,
+                               ignored_capacity * sizeof *ignored);
+    }
+    ignored[n_ignored].start = addr;
+    ignored[n_ignored].size = size;
+    n_ignored++;
+}
+
+void rp_errors_track_range(Addr addr, SizeT size)
+{
+    UInt i = 0;
+
+    while (i < n_ignored) {
+        if (addr < ignored[i].start + ignored[i].size
+            && ignored[i].start < addr + size)
+            ignored[i] = ignored[--n_ignored];
+        else
+            i++;
+    }
+}
+
+/* Few ranges are ever ignored, and this runs per race, not per access. */
+static Bool is_ignored(Addr addr)
+{
+    UInt i;
+
+    for (i = 0; i < n_ignored; i++)
+        if (addr - ignored[i].start < ignored[i].size)
+            return True;
+    return False;
+}
+
 void rp_errors_report(void *ctx, const rp_race *race)
 {
     rp_race_extra extra;
 
     (void)ctx;
+    if (is_ignored((Addr)race->addr))
+        return;
     VG_(memset)(&extra, 0, sizeof extra);
     extra.detector = race->detector;
     extra.observed = race->observed;

@@ -43,6 +43,7 @@
 #ifndef RP_ERRORS_H
 #define RP_ERRORS_H
 
+#include "pub_tool_basics.h"
 #include "rp_detector.h"
 
 /* Registers the error-manager callbacks; call from pre_clo_init. */
@@ -50,5 +51,14 @@ void rp_errors_init(void);
 
 /* The engine's report function (rp_race_fn); ctx is unused. */
 void rp_errors_report(void *ctx, const rp_race *race);
+
+/* Races on [addr, addr + size) are benign by the user's word
+ * (ANNOTATE_BENIGN_RACE_SIZED, VALGRIND_HG_DISABLE_CHECKING): not reported.
+ * The detectors still see the accesses; only the report is dropped. */
+void rp_errors_ignore_range(Addr addr, SizeT size);
+
+/* Undoes rp_errors_ignore_range for every ignored range overlapping
+ * [addr, addr + size) (VALGRIND_HG_ENABLE_CHECKING). */
+void rp_errors_track_range(Addr addr, SizeT size);
 
 #endif
