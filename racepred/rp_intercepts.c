@@ -28,7 +28,8 @@
  *                         succeeded;
  *   pthread_create        after the real call: only then is the new
  *                         pthread_t known;
- *   pthread_join          before the real call (see rp_threads.c).
+ *   pthread_join          before the real call (see rp_threads.c);
+ *   pthread_once          see its wrapper.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -207,6 +208,78 @@ RP_PTH_FUNC(int, pthreadZurwlockZuunlock, pthread_rwlock_t *rwlock)
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, rwlock, 0);
     CALL_FN_W_W(ret, fn, rwlock);
+    return ret;
+}
+
+/* ---- spin locks ---------------------------------------------------------- */
+
+RP_PTH_FUNC(int, pthreadZuspinZulock, pthread_spinlock_t *lock)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_W(ret, fn, lock);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZuspinZutrylock, pthread_spinlock_t *lock)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_W(ret, fn, lock);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZuspinZuunlock, pthread_spinlock_t *lock)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, lock, 0);
+    CALL_FN_W_W(ret, fn, lock);
+    return ret;
+}
+
+/* ---- pthread_once ---------------------------------------------------------- */
+
+/* Every caller of pthread_once returns after the init routine has run, in
+ * whichever thread ran it.  The edge must leave the initialising thread
+ * right after the routine, before glibc wakes the others, so the routine
+ * is run through a trampoline that sends on the once control when it
+ * finishes; every caller receives after the real call.  glibc calls the
+ * routine without an argument, so the trampoline finds it in thread-local
+ * variables set by the same thread just before. */
+static __thread void (*once_routine)(void);
+static __thread pthread_once_t *once_control;
+
+static void once_trampoline(void)
+{
+    void (*routine)(void) = once_routine;
+    pthread_once_t *control = once_control;
+
+    routine();
+    RP_REQUEST(RP_USERREQ_SYNC_SEND, control, 0);
+}
+
+RP_PTH_FUNC(int, pthreadZuonce, pthread_once_t *control, void (*routine)(void))
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    once_routine = routine;
+    once_control = control;
+    CALL_FN_W_WW(ret, fn, control, once_trampoline);
+    if (ret == 0)
+        RP_REQUEST(RP_USERREQ_SYNC_RECV, control, 0);
     return ret;
 }
 

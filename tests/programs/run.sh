@@ -32,7 +32,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_heap racy_bytes racy_nopie"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads sem_barrier rwlock_readers annotated_flag"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads sem_barrier rwlock_readers annotated_flag once_spin"
 
 failures=0
 checks=0
