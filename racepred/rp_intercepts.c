@@ -1,5 +1,6 @@
 /* rp_intercepts.c — the preload: wrappers around the pthread functions
- * whose effect on ordering racepred must know.
+ * whose effect on ordering racepred must know, and around the allocator,
+ * whose recycling of memory it must know.
  *
  * Valgrind's core LD_PRELOADs vgpreload_racepred-<platform>.so into the
  * client and redirects every call of a wrapped function to the wrapper
@@ -11,7 +12,9 @@
  * Where the functions live: glibc 2.34 and later define every pthread
  * function in libc.so.6 (libpthread.so.0 is an empty stub), so the
  * wrappers are bound to the soname libc.so*; each also gets a weak alias
- * bound to libpthread.so.0, for older glibcs (Helgrind's trick).
+ * bound to libpthread.so.0, for older glibcs (Helgrind's trick).  Functions
+ * with several symbol versions in glibc (pthread_create, pthread_cond_*,
+ * sem_*) are wrapped as name@* so that every version is caught.
  *
  * When each request is sent matters:
  *   lock                  after the real call, and only if it succeeded
