@@ -1,0 +1,38 @@
+/* hb_harness.h — helpers shared by the detector unit tests: run events
+ * through the engine and collect the reported races; read files; find the
+ * trace vectors directory.
+ */
+#ifndef HB_HARNESS_H
+#define HB_HARNESS_H
+
+#include "rp_engine.h"
+#include "rp_trace.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct race_log {
+    rp_race *races;
+    size_t count, cap;
+} race_log;
+
+/* Runs `events` through a fresh engine with `detectors`; every report is
+ * appended to *log (caller frees log->races). */
+void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t n,
+                 race_log *log);
+
+/* Sorted, deduplicated (first.id << 32 | second.id) keys of the log; returns
+ * the count, *keys must be freed. */
+size_t harness_pair_keys(const race_log *log, uint64_t **keys);
+
+/* Whole file as a NUL-terminated buffer, or NULL. */
+char *harness_read_file(const char *path, size_t *len);
+
+/* $TRACES_DIR, else the compile-time TRACES_DIR. */
+const char *harness_traces_dir(void);
+
+/* Builds an event by hand (id is assigned by the engine). */
+rp_event harness_event(rp_event_kind kind, rp_tid_t tid, uint64_t obj, uint32_t size);
+
+#endif

@@ -1,0 +1,166 @@
+/* test_shadow.c — sparse shadow memory (racepred/core/rp_shadow.h) and the
+ * uint64 map under it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rp_shadow.h"
+#include "rp_sort.h"
+#include "rp_u64map.h"
+
+#include <string.h>
+
+typedef struct test_slot {
+    uint64_t value;
+    uint8_t bytes;          /* bytes still "valid" */
+} test_slot;
+
+static void test_slots_start_zero_and_persist(void **state)
+{
+    (void)state;
+    rp_shadow *s = shadow_create(sizeof(test_slot));
+    test_slot *a = shadow_slot(s, 5);
+    assert_int_equal(a->value, 0);
+    a->value = 42;
+    test_slot *far = shadow_slot(s, UINT64_MAX >> 3);
+    far->value = 7;
+    assert_ptr_equal(shadow_slot(s, 5), a);
+    assert_int_equal(((test_slot *)shadow_slot(s, 5))->value, 42);
+    assert_int_equal(((test_slot *)shadow_find(s, UINT64_MAX >> 3))->value, 7);
+    assert_null(shadow_find(s, 1ull << 40));
+    shadow_destroy(s);
+}
+
+static void test_neighbouring_granules_are_distinct(void **state)
+{
+    (void)state;
+    rp_shadow *s = shadow_create(sizeof(test_slot));
+    for (uint64_t g = 0; g < 3 * RP_SHADOW_CHUNK_GRANULES; g += 17)
+        ((test_slot *)shadow_slot(s, g))->value = g + 1;
+    for (uint64_t g = 0; g < 3 * RP_SHADOW_CHUNK_GRANULES; g += 17)
+        assert_int_equal(((test_slot *)shadow_slot(s, g))->value, g + 1);
+    shadow_destroy(s);
+}
+
+static void test_granule_mask(void **state)
+{
+    (void)state;
+    assert_int_equal(shadow_granule_mask(0, 0, 8), 0xFF);
+    assert_int_equal(shadow_granule_mask(0, 1, 2), 0x06);
+    assert_int_equal(shadow_granule_mask(0, 6, 4), 0xC0);
+    assert_int_equal(shadow_granule_mask(1, 6, 4), 0x03);
+    assert_int_equal(shadow_granule_mask(2, 0, 512), 0xFF);
+    assert_int_equal(shadow_granule_mask(UINT64_MAX >> 3, UINT64_MAX, 1), 0x80);
+}
+
+static void forget_bytes(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    unsigned *calls = ctx;
+    test_slot *t = slot;
+    (void)granule;
+    t->bytes &= (uint8_t)~mask;
+    (*calls)++;
+}
+
+static void test_clear_range_masks_edges(void **state)
+{
+    (void)state;
+    rp_shadow *s = shadow_create(sizeof(test_slot));
+    for (uint64_t g = 100; g < 110; g++)
+        ((test_slot *)shadow_slot(s, g))->bytes = 0xFF;
+    unsigned calls = 0;
+    shadow_clear_range(s, 101 * 8 + 4, 8 * 3, forget_bytes, &calls);
+    assert_int_equal(calls, 4);
+    assert_int_equal(((test_slot *)shadow_slot(s, 100))->bytes, 0xFF);
+    assert_int_equal(((test_slot *)shadow_slot(s, 101))->bytes, 0x0F);
+    assert_int_equal(((test_slot *)shadow_slot(s, 102))->bytes, 0x00);
+    assert_int_equal(((test_slot *)shadow_slot(s, 103))->bytes, 0x00);
+    assert_int_equal(((test_slot *)shadow_slot(s, 104))->bytes, 0xF0);
+    assert_int_equal(((test_slot *)shadow_slot(s, 105))->bytes, 0xFF);
+    shadow_destroy(s);
+}
+
+static void test_clear_huge_range_visits_only_existing_chunks(void **state)
+{
+    (void)state;
+    rp_shadow *s = shadow_create(sizeof(test_slot));
+    ((test_slot *)shadow_slot(s, 3))->bytes = 0xFF;
+    ((test_slot *)shadow_slot(s, 1ull << 50))->bytes = 0xFF;
+    unsigned calls = 0;
+    shadow_clear_range(s, 0, UINT64_MAX, forget_bytes, &calls);
+    assert_int_equal(calls, 2 * RP_SHADOW_CHUNK_GRANULES);
+    assert_int_equal(((test_slot *)shadow_slot(s, 3))->bytes, 0);
+    assert_int_equal(((test_slot *)shadow_slot(s, 1ull << 50))->bytes, 0);
+    calls = 0;
+    shadow_clear_range(s, 1ull << 40, 8, forget_bytes, &calls);
+    assert_int_equal(calls, 0);
+    assert_null(shadow_find(s, 1ull << 37));
+    shadow_destroy(s);
+}
+
+static void count_slot(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    uint64_t *sum = ctx;
+    (void)granule;
+    assert_int_equal(mask, 0xFF);
+    *sum += ((test_slot *)slot)->value;
+}
+
+static void test_for_each(void **state)
+{
+    (void)state;
+    rp_shadow *s = shadow_create(sizeof(test_slot));
+    ((test_slot *)shadow_slot(s, 1))->value = 1;
+    ((test_slot *)shadow_slot(s, 1ull << 30))->value = 10;
+    ((test_slot *)shadow_slot(s, 1ull << 55))->value = 100;
+    uint64_t sum = 0;
+    shadow_for_each(s, count_slot, &sum);
+    assert_int_equal(sum, 111);
+    shadow_destroy(s);
+}
+
+static void test_u64map(void **state)
+{
+    (void)state;
+    rp_u64map m;
+    u64map_init(&m);
+    static int values[1000];
+    assert_null(u64map_get(&m, 0));
+    for (uint64_t k = 0; k < 1000; k++)
+        u64map_put(&m, k * 0x10000, &values[k]);
+    for (uint64_t k = 0; k < 1000; k++)
+        assert_ptr_equal(u64map_get(&m, k * 0x10000), &values[k]);
+    assert_null(u64map_get(&m, 1));
+    u64map_put(&m, 0, &values[5]);
+    assert_ptr_equal(u64map_get(&m, 0), &values[5]);
+    assert_int_equal(m.count, 1000);
+    u64map_free(&m);
+}
+
+static void test_sort_unique(void **state)
+{
+    (void)state;
+    uint64_t keys[] = { 5, 3, 9, 3, 1, 5, 5, 0, UINT64_MAX };
+    size_t n = sort_unique_u64(keys, sizeof keys / sizeof keys[0]);
+    uint64_t want[] = { 0, 1, 3, 5, 9, UINT64_MAX };
+    assert_int_equal(n, 6);
+    assert_memory_equal(keys, want, sizeof want);
+    assert_int_equal(sort_unique_u64(keys, 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slots_start_zero_and_persist),
+        cmocka_unit_test(test_neighbouring_granules_are_distinct),
+        cmocka_unit_test(test_granule_mask),
+        cmocka_unit_test(test_clear_range_masks_edges),
+        cmocka_unit_test(test_clear_huge_range_visits_only_existing_chunks),
+        cmocka_unit_test(test_for_each),
+        cmocka_unit_test(test_u64map),
+        cmocka_unit_test(test_sort_unique),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
