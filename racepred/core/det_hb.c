@@ -18,14 +18,18 @@
  * thread, is concurrent, and is or meets a write.  It then removes the bytes
  * M from the cells ordered before it — all of them for a write, only reads
  * for a read (reads never evict writes: seed 000 Alg 3) — and adds itself.
- * Hence every racy access is reported with at least one earlier partner:
- * if e || f and e's byte b was evicted, the chain of evictions of b ends in a
- * cell that is still present at f, happens after e, and therefore is
- * concurrent with f and conflicts with it.  Different bytes of one granule
- * never race.  The first cell lives inline in the slot; the slot spills to
- * an array only when a second cell is needed.  Fast path (location mode):
- * a slot holding one cell of the same thread and epoch that covers M and is
- * a write or meets a read needs no work at all.
+ * Hence a racy access finds at least one earlier partner: if e || f and
+ * e's byte b was evicted, the chain of evictions of b ends in a cell that is
+ * still present at f, happens after e, and therefore is concurrent with f
+ * and conflicts with it.  Different bytes of one granule never race.  The
+ * first cell lives inline in the slot; the slot spills to an array only
+ * when a second cell is needed.  Fast path (location mode): a one-granule
+ * access whose slot holds exactly one cell, of the same thread and epoch,
+ * covering M, and a write or met by a read, needs no work.  Such a cell is
+ * the last access of the granule, so the skipped access has the same
+ * earlier partners as the cell, which was reported for them; location mode
+ * thus reports every racy access or an earlier one of the same thread and
+ * epoch on the same bytes.
  *
  * All-pairs mode (env->all_pairs) applies seed 000's technique (§5–6, Alg 3
  * with errata E1/E2 of the digest) to HB: each eviction adds an edge
@@ -117,7 +121,8 @@ typedef struct hb_pending_race {
 
 typedef struct hb_detector {
     rp_detector_env env;
-    rp_shadow *shadow;
+    bool fast_path;        /* location mode */
+    rp_shadow shadow;
     rp_vc *threads;
     uint32_t n_threads;
     rp_u64map locks;
@@ -464,15 +469,9 @@ static void access_granule_slow(hb_detector *h, const hb_access *a, hb_slot *s,
     slot_add_cell(s, &cell);
 }
 
-static inline void access_granule(hb_detector *h, const hb_access *a, uint64_t granule,
-                                  uint8_t mask)
+static void access_granule(hb_detector *h, const hb_access *a, uint64_t granule, uint8_t mask)
 {
-    hb_slot *s = shadow_slot(h->shadow, granule);
-    const hb_cell *c = &s->first;
-    if (s->n_cells == 1 && c->tid == a->e->tid && c->clock == a->clock
-        && (c->mask & mask) == mask && (c->is_write || !a->is_write) && !h->env.all_pairs)
-        return;
-    access_granule_slow(h, a, s, granule, mask);
+    access_granule_slow(h, a, shadow_slot(&h->shadow, granule), granule, mask);
 }
 
 static void access_granules(hb_detector *h, const hb_access *a)
@@ -489,22 +488,38 @@ static void access_granules(hb_detector *h, const hb_access *a)
     }
 }
 
-static inline void hb_access_event(hb_detector *h, const rp_event *e, bool is_write)
+/* Everything but the fast path: new cells, races, multi-granule accesses,
+ * all-pairs bookkeeping. */
+static void access_general(hb_detector *h, const rp_event *e, bool is_write)
 {
     rp_vc *th = thread_clock(h, e->tid);
     hb_access a = { e, th, th->clock[e->tid], 0, is_write };
-    uint64_t offset = e->obj & (RP_SHADOW_GRANULE_SIZE - 1);
     if (e->size == 0)
         return;
     if (h->env.all_pairs)
         a.event = record_event(h, e, a.clock);
-    if (offset + e->size <= RP_SHADOW_GRANULE_SIZE)
-        access_granule(h, &a, e->obj >> RP_SHADOW_GRANULE_BITS,
-                       (uint8_t)(((1u << e->size) - 1) << offset));
-    else
-        access_granules(h, &a);
+    access_granules(h, &a);
     if (h->n_pending != 0)
         flush_pending(h, e);
+}
+
+/* The fast path: a one-granule access whose slot holds exactly one cell of
+ * the same thread and epoch that covers it and is a write or meets a read.
+ * Disabled in all-pairs mode, where every access is an event of the graph. */
+static inline void hb_access_event(hb_detector *h, const rp_event *e, bool is_write)
+{
+    rp_tid_t tid = e->tid;
+    uint32_t offset = (uint32_t)(e->obj & (RP_SHADOW_GRANULE_SIZE - 1));
+    const hb_slot *s = shadow_slot_if_cached(&h->shadow, e->obj >> RP_SHADOW_GRANULE_BITS);
+    if (s != NULL && tid < h->n_threads && e->size - 1 < RP_SHADOW_GRANULE_SIZE - offset
+        && h->fast_path) {
+        uint8_t mask = (uint8_t)(((1u << e->size) - 1) << offset);
+        if (s->n_cells == 1 && s->first.tid == tid
+            && s->first.clock == h->threads[tid].clock[tid]
+            && (s->first.mask & mask) == mask && (s->first.is_write || !is_write))
+            return;
+    }
+    access_general(h, e, is_write);
 }
 
 static void hb_read(void *self, const rp_event *e)
@@ -520,7 +535,7 @@ static void hb_write(void *self, const rp_event *e)
 static void hb_forget_event(void *self, const rp_event *e)
 {
     hb_detector *h = self;
-    shadow_clear_range(h->shadow, e->obj, e->size, slot_forget, h);
+    shadow_clear_range(&h->shadow, e->obj, e->size, slot_forget, h);
     if (h->env.all_pairs && e->size != 0) {
         h->forgets = grow_for_one(h->forgets, h->n_forgets, &h->cap_forgets, sizeof(hb_forget));
         h->forgets[h->n_forgets].id = e->id;
@@ -656,7 +671,8 @@ static void *hb_create(const rp_detector_env *env)
 {
     hb_detector *h = rp_calloc("rp.hb", 1, sizeof *h);
     h->env = *env;
-    h->shadow = shadow_create(sizeof(hb_slot));
+    h->fast_path = !env->all_pairs;
+    shadow_init(&h->shadow, sizeof(hb_slot));
     u64map_init(&h->locks);
     u64map_init(&h->sync_objects);
     return h;
@@ -685,8 +701,8 @@ static void hb_destroy(void *self)
     hb_detector *h = self;
     if (h == NULL)
         return;
-    shadow_for_each(h->shadow, slot_forget, h);
-    shadow_destroy(h->shadow);
+    shadow_for_each(&h->shadow, slot_forget, h);
+    shadow_fini(&h->shadow);
     for (uint32_t t = 0; t < h->n_threads; t++)
         vc_free(&h->threads[t]);
     rp_free(h->threads);

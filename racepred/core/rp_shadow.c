@@ -6,15 +6,13 @@
 /* No chunk number reaches this: granules have 61 bits, chunks 48. */
 #define NO_CHUNK UINT64_MAX
 
-rp_shadow *shadow_create(size_t slot_size)
+void shadow_init(rp_shadow *s, size_t slot_size)
 {
     rp_assert(slot_size > 0);
-    rp_shadow *s = rp_malloc("rp.shadow", sizeof *s);
     s->cached_chunk = NO_CHUNK;
     s->cached_slots = NULL;
     s->slot_size = slot_size;
     u64map_init(&s->chunks);
-    return s;
 }
 
 static void free_chunk(void *ctx, uint64_t chunk, void *slots)
@@ -24,12 +22,26 @@ static void free_chunk(void *ctx, uint64_t chunk, void *slots)
     rp_free(slots);
 }
 
+void shadow_fini(rp_shadow *s)
+{
+    u64map_for_each(&s->chunks, free_chunk, NULL);
+    u64map_free(&s->chunks);
+    s->cached_chunk = NO_CHUNK;
+    s->cached_slots = NULL;
+}
+
+rp_shadow *shadow_create(size_t slot_size)
+{
+    rp_shadow *s = rp_malloc("rp.shadow", sizeof *s);
+    shadow_init(s, slot_size);
+    return s;
+}
+
 void shadow_destroy(rp_shadow *s)
 {
     if (s == NULL)
         return;
-    u64map_for_each(&s->chunks, free_chunk, NULL);
-    u64map_free(&s->chunks);
+    shadow_fini(s);
     rp_free(s);
 }
 

@@ -39,6 +39,10 @@ typedef struct rp_shadow {
 
 rp_shadow *shadow_create(size_t slot_size);
 void shadow_destroy(rp_shadow *s);
+/* The same for a shadow embedded in its owner's struct (one load less on
+ * the owner's hot path). */
+void shadow_init(rp_shadow *s, size_t slot_size);
+void shadow_fini(rp_shadow *s);
 
 /* Slot of a granule, allocating its chunk if needed (slow path of shadow_slot). */
 void *shadow_slot_slow(rp_shadow *s, uint64_t granule);
@@ -49,6 +53,15 @@ static inline void *shadow_slot(rp_shadow *s, uint64_t granule)
     if ((granule >> RP_SHADOW_CHUNK_BITS) == s->cached_chunk)
         return s->cached_slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1)) * s->slot_size;
     return shadow_slot_slow(s, granule);
+}
+
+/* Slot of a granule if its chunk is the cached one, else NULL: the lookup
+ * of a fast path that must not call out. */
+static inline void *shadow_slot_if_cached(const rp_shadow *s, uint64_t granule)
+{
+    if ((granule >> RP_SHADOW_CHUNK_BITS) != s->cached_chunk)
+        return NULL;
+    return s->cached_slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1)) * s->slot_size;
 }
 
 /* Slot of a granule if its chunk exists, else NULL (nothing is allocated). */

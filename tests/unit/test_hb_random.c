@@ -220,7 +220,7 @@ static bool holds_lock(const text_gen *g, unsigned t)
 
 static bool try_fork_or_join(text_gen *g, unsigned t)
 {
-    char op[16];
+    char op[32];
     unsigned c = rnd(g->n_threads);
     if (c == t)
         return false;
@@ -241,7 +241,7 @@ static bool try_fork_or_join(text_gen *g, unsigned t)
 
 static bool try_lock_op(text_gen *g, unsigned t)
 {
-    char op[16];
+    char op[32];
     if (g->n_locks == 0)
         return false;
     unsigned l = rnd(g->n_locks);
@@ -279,7 +279,7 @@ static void generate_text(text_gen *g, unsigned n_events)
         else if (choice < 5)
             done = try_lock_op(g, t);
         if (!done) {
-            char op[8];
+            char op[32];
             snprintf(op, sizeof op, "%c(v%u)", rnd(2) ? 'w' : 'r', rnd(g->n_vars));
             emit(g, t, op);
         }
