@@ -112,6 +112,11 @@ static int parse_options(int argc, char **argv, options *opt)
     }
     char *bad = NULL;
     if (!rp_engine_check_list(opt->detectors, &bad)) {
+        if (rp_detector_find(bad) != NULL) {
+            fprintf(stderr, PROGRAM ": detector '%s' listed twice\n", bad);
+            rp_free(bad);
+            return 2;
+        }
         fprintf(stderr, PROGRAM ": unknown detector '%s' (known: ", bad);
         print_known_detectors(stderr);
         fprintf(stderr, ")\n");
