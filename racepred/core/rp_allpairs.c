@@ -1,0 +1,580 @@
+/* rp_allpairs.c — race pairs of any vector-clock relation (rp_allpairs.h). */
+#include "rp_allpairs.h"
+
+#include "rp_shadow.h"
+#include "rp_shim.h"
+#include "rp_sort.h"
+
+#define NO_INDEX UINT32_MAX
+#define PENDING_MAX 8
+
+typedef struct ap_cell {
+    uint64_t id;
+    uint64_t site;
+    rp_tid_t tid;
+    uint32_t clock;
+    uint32_t hb_clock;
+    uint32_t tag;
+    uint32_t event;        /* all-pairs: index into events */
+    uint8_t mask;          /* bytes of the granule; 0 = cell unused */
+    uint8_t is_write;
+} ap_cell;
+
+/* Cells: `first` (if first.mask != 0), then rest[0 .. n_rest). */
+typedef struct ap_slot {
+    ap_cell first;
+    ap_cell *rest;
+    uint32_t n_rest;
+    uint32_t cap_rest;
+} ap_slot;
+
+/* All-pairs mode: one per access, in stream order. */
+typedef struct ap_event {
+    uint64_t id;
+    uint64_t site;
+    uint64_t addr;
+    rp_tid_t tid;
+    uint32_t size;
+    uint32_t clock;
+    uint32_t hb_clock;
+    uint32_t tag;
+    uint32_t first_pred;   /* index into edges, or NO_INDEX */
+    uint32_t snapshot;     /* index into snapshots, or NO_INDEX */
+    uint32_t visited_by;   /* 1 + index of the β whose walk reached it */
+    uint8_t is_write;
+} ap_event;
+
+typedef struct ap_edge {
+    uint32_t pred;
+    uint32_t next;
+} ap_edge;
+
+typedef struct ap_snapshot {
+    rp_vc order;           /* V_β */
+    rp_vc hb;              /* β's HB clock (empty if the detector gave none) */
+    bool has_hb;
+} ap_snapshot;
+
+typedef struct ap_forget {
+    uint64_t id;
+    uint64_t addr;
+    uint64_t size;
+} ap_forget;
+
+/* A race of the current access, merged over the granules it spans. */
+typedef struct ap_pending {
+    ap_cell partner;
+    uint64_t partner_lo, partner_hi;   /* partner's bytes seen, inclusive */
+    uint64_t both_lo, both_hi;         /* shared bytes seen, inclusive */
+    bool observed;
+} ap_pending;
+
+struct rp_allpairs {
+    rp_detector_env env;
+    rp_allpairs_config config;
+    rp_shadow *shadow;
+
+    ap_pending pending[PENDING_MAX];
+    uint32_t n_pending;
+
+    ap_event *events;
+    uint32_t n_events, cap_events;
+    ap_edge *edges;
+    uint32_t n_edges, cap_edges;
+    uint64_t *conc;        /* second << 32 | first, in stream order of second */
+    uint32_t n_conc, cap_conc;
+    ap_snapshot *snapshots;
+    uint32_t n_snapshots, cap_snapshots;
+    ap_forget *forgets;
+    uint32_t n_forgets, cap_forgets;
+    uint64_t *extra;       /* first << 32 | second */
+    uint32_t n_extra, cap_extra;
+};
+
+/* Grows a (pointer, count, capacity) array so that one more element fits. */
+static void *grow_for_one(void *array, uint32_t count, uint32_t *cap, size_t elem_size)
+{
+    if (count < *cap)
+        return array;
+    rp_assert(*cap < UINT32_MAX / 2);
+    *cap = *cap == 0 ? 16 : *cap * 2;
+    return rp_realloc("rp.allpairs.array", array, (size_t)*cap * elem_size);
+}
+
+/* ---- slots and cells ------------------------------------------------------ */
+
+static inline uint32_t slot_cell_count(const ap_slot *s)
+{
+    return (s->first.mask != 0) + s->n_rest;
+}
+
+static inline ap_cell *slot_cell(ap_slot *s, uint32_t i)
+{
+    return i == 0 ? &s->first : &s->rest[i - 1];
+}
+
+/* Cells are kept compact (first is in use whenever rest is), so the last
+ * cell is number n_rest, whatever the mask of cell i was set to. */
+static void slot_remove_cell(ap_slot *s, uint32_t i)
+{
+    uint32_t last = s->n_rest;
+    if (i != last)
+        *slot_cell(s, i) = *slot_cell(s, last);
+    if (last == 0)
+        s->first.mask = 0;
+    else
+        s->n_rest--;
+}
+
+static void slot_add_cell(ap_slot *s, const ap_cell *c)
+{
+    if (s->first.mask == 0) {
+        s->first = *c;
+        return;
+    }
+    s->rest = grow_for_one(s->rest, s->n_rest, &s->cap_rest, sizeof(ap_cell));
+    s->rest[s->n_rest++] = *c;
+}
+
+/* Removes the bytes `mask` from every cell (RP_EV_FORGET, destroy). */
+static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    ap_slot *s = slot;
+    (void)ctx;
+    (void)granule;
+    for (uint32_t i = 0; i < slot_cell_count(s);) {
+        ap_cell *c = slot_cell(s, i);
+        c->mask &= (uint8_t)~mask;
+        if (c->mask == 0)
+            slot_remove_cell(s, i);
+        else
+            i++;
+    }
+    if (s->n_rest == 0 && s->rest != NULL) {
+        rp_free(s->rest);
+        s->rest = NULL;
+        s->cap_rest = 0;
+    }
+}
+
+/* ---- online reports ----------------------------------------------------------- */
+
+static uint32_t lowest_byte(uint8_t mask)
+{
+    uint32_t i = 0;
+    while (!(mask & (1u << i)))
+        i++;
+    return i;
+}
+
+static uint32_t highest_byte(uint8_t mask)
+{
+    uint32_t i = 7;
+    while (!(mask & (1u << i)))
+        i--;
+    return i;
+}
+
+static void report_race(rp_allpairs *p, const rp_access *first, const rp_access *second,
+                        uint64_t addr, uint64_t size, bool observed)
+{
+    rp_race race;
+    race.detector = p->config.detector;
+    race.first = *first;
+    race.second = *second;
+    race.addr = addr;
+    race.size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    race.observed = observed;
+    p->env.report(p->env.report_ctx, &race);
+}
+
+static rp_access access_of(const rp_event *e)
+{
+    rp_access a = { e->id, e->obj, e->site, e->tid, e->size, e->kind == RP_EV_WRITE };
+    return a;
+}
+
+static void flush_pending(rp_allpairs *p, const rp_event *e)
+{
+    rp_access second = access_of(e);
+    for (uint32_t i = 0; i < p->n_pending; i++) {
+        const ap_pending *q = &p->pending[i];
+        rp_access first = { q->partner.id, q->partner_lo, q->partner.site, q->partner.tid,
+                            (uint32_t)(q->partner_hi - q->partner_lo + 1),
+                            q->partner.is_write };
+        report_race(p, &first, &second, q->both_lo, q->both_hi - q->both_lo + 1, q->observed);
+    }
+    p->n_pending = 0;
+}
+
+static ap_pending *pending_for(rp_allpairs *p, const rp_event *e, const ap_cell *c)
+{
+    for (uint32_t i = 0; i < p->n_pending; i++)
+        if (p->pending[i].partner.id == c->id && p->pending[i].partner.tid == c->tid)
+            return &p->pending[i];
+    if (p->n_pending == PENDING_MAX)
+        flush_pending(p, e);
+    ap_pending *q = &p->pending[p->n_pending++];
+    q->partner = *c;
+    q->partner_lo = q->both_lo = UINT64_MAX;
+    q->partner_hi = q->both_hi = 0;
+    return q;
+}
+
+/* Online mode: remember the race until the access is complete, merging the
+ * granules of one partner into one report. */
+static void note_race(rp_allpairs *p, const rp_allpairs_access *a, uint64_t granule,
+                      const ap_cell *c, uint8_t both)
+{
+    uint64_t base = granule << RP_SHADOW_GRANULE_BITS;
+    ap_pending *q = pending_for(p, a->e, c);
+    uint64_t lo = base + lowest_byte(c->mask), hi = base + highest_byte(c->mask);
+    q->observed = a->hb != NULL ? c->hb_clock > vc_get(a->hb, c->tid)
+                                : p->config.observed_without_hb;
+    q->partner_lo = lo < q->partner_lo ? lo : q->partner_lo;
+    q->partner_hi = hi > q->partner_hi ? hi : q->partner_hi;
+    lo = base + lowest_byte(both);
+    hi = base + highest_byte(both);
+    q->both_lo = lo < q->both_lo ? lo : q->both_lo;
+    q->both_hi = hi > q->both_hi ? hi : q->both_hi;
+}
+
+/* ---- all-pairs bookkeeping ------------------------------------------------ */
+
+static uint32_t record_event(rp_allpairs *p, const rp_allpairs_access *a)
+{
+    p->events = grow_for_one(p->events, p->n_events, &p->cap_events, sizeof(ap_event));
+    ap_event *ev = &p->events[p->n_events];
+    ev->id = a->e->id;
+    ev->site = a->e->site;
+    ev->addr = a->e->obj;
+    ev->tid = a->e->tid;
+    ev->size = a->e->size;
+    ev->clock = a->clock;
+    ev->hb_clock = a->hb_clock;
+    ev->tag = a->tag;
+    ev->first_pred = NO_INDEX;
+    ev->snapshot = NO_INDEX;
+    ev->visited_by = 0;
+    ev->is_write = a->e->kind == RP_EV_WRITE;
+    return p->n_events++;
+}
+
+static void add_edge(rp_allpairs *p, uint32_t pred, uint32_t succ)
+{
+    ap_event *ev = &p->events[succ];
+    if (ev->first_pred != NO_INDEX && p->edges[ev->first_pred].pred == pred)
+        return;
+    p->edges = grow_for_one(p->edges, p->n_edges, &p->cap_edges, sizeof(ap_edge));
+    p->edges[p->n_edges].pred = pred;
+    p->edges[p->n_edges].next = ev->first_pred;
+    ev->first_pred = p->n_edges++;
+}
+
+static void take_snapshot(rp_allpairs *p, ap_event *ev, const rp_allpairs_access *a)
+{
+    p->snapshots = grow_for_one(p->snapshots, p->n_snapshots, &p->cap_snapshots,
+                                sizeof(ap_snapshot));
+    ap_snapshot *s = &p->snapshots[p->n_snapshots];
+    vc_init(&s->order);
+    vc_init(&s->hb);
+    vc_copy(&s->order, a->order);
+    s->has_hb = a->hb != NULL;
+    if (s->has_hb)
+        vc_copy(&s->hb, a->hb);
+    ev->snapshot = p->n_snapshots++;
+}
+
+static void add_conc_pair(rp_allpairs *p, uint32_t first, const rp_allpairs_access *a,
+                          uint32_t second)
+{
+    ap_event *ev = &p->events[second];
+    if (ev->snapshot == NO_INDEX)
+        take_snapshot(p, ev, a);
+    p->conc = grow_for_one(p->conc, p->n_conc, &p->cap_conc, sizeof(uint64_t));
+    p->conc[p->n_conc++] = (uint64_t)second << 32 | first;
+}
+
+/* ---- accesses --------------------------------------------------------------- */
+
+static bool may_pair(const rp_allpairs *p, uint32_t first_tag, uint32_t second_tag)
+{
+    return p->config.filter == NULL || p->config.filter(p->config.ctx, first_tag, second_tag);
+}
+
+static bool may_evict(const rp_allpairs *p, uint32_t old_tag, uint32_t new_tag)
+{
+    return p->config.evict == NULL || p->config.evict(p->config.ctx, old_tag, new_tag);
+}
+
+static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
+                           uint64_t granule, const ap_cell *c, uint8_t both)
+{
+    bool is_write = a->e->kind == RP_EV_WRITE;
+    if (c->tid == a->e->tid || !(is_write || c->is_write))
+        return;
+    if (p->env.all_pairs)
+        add_conc_pair(p, c->event, a, event);
+    else if (may_pair(p, c->tag, a->tag))
+        note_race(p, a, granule, c, both);
+}
+
+/* Removes the bytes `mask` from an ordered cell; true if the cell is gone. */
+static bool evict_cell(rp_allpairs *p, ap_slot *s, uint32_t i, uint32_t event, uint8_t mask)
+{
+    ap_cell *c = slot_cell(s, i);
+    if (p->env.all_pairs)
+        add_edge(p, c->event, event);
+    c->mask &= (uint8_t)~mask;
+    if (c->mask != 0)
+        return false;
+    slot_remove_cell(s, i);
+    return true;
+}
+
+static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
+                           uint64_t granule, uint8_t mask)
+{
+    ap_slot *s = shadow_slot(p->shadow, granule);
+    bool is_write = a->e->kind == RP_EV_WRITE;
+    for (uint32_t i = 0; i < slot_cell_count(s);) {
+        ap_cell *c = slot_cell(s, i);
+        uint8_t both = c->mask & mask;
+        if (both != 0 && c->clock > vc_get(a->order, c->tid))
+            unordered_cell(p, a, event, granule, c, both);
+        else if (both != 0 && (is_write || !c->is_write) && may_evict(p, c->tag, a->tag)
+                 && evict_cell(p, s, i, event, mask))
+            continue;
+        i++;
+    }
+    ap_cell cell = { a->e->id, a->e->site, a->e->tid, a->clock, a->hb_clock, a->tag,
+                     event, mask, is_write };
+    slot_add_cell(s, &cell);
+}
+
+/* Online fast path: the slot holds one cell of the same thread, epoch and
+ * tag that covers the bytes and is a write or meets a read. */
+static bool same_as_last(rp_allpairs *p, const rp_allpairs_access *a, uint64_t granule,
+                         uint8_t mask)
+{
+    const ap_slot *s = shadow_find(p->shadow, granule);
+    if (s == NULL || s->n_rest != 0)
+        return false;
+    const ap_cell *c = &s->first;
+    return c->tid == a->e->tid && c->clock == a->clock && c->tag == a->tag
+           && (c->mask & mask) == mask && (c->is_write || a->e->kind != RP_EV_WRITE);
+}
+
+uint32_t allpairs_access(rp_allpairs *p, const rp_allpairs_access *a)
+{
+    uint64_t addr = a->e->obj, size = a->e->size;
+    uint32_t event = ALLPAIRS_NO_EVENT;
+    if (size == 0)
+        return event;
+    if (p->env.all_pairs)
+        event = record_event(p, a);
+    uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
+    uint64_t last = (addr + (size - 1)) >> RP_SHADOW_GRANULE_BITS;
+    if (addr + (size - 1) < addr)
+        last = UINT64_MAX >> RP_SHADOW_GRANULE_BITS;
+    for (;; granule++) {
+        uint8_t mask = shadow_granule_mask(granule, addr, size);
+        if (p->env.all_pairs || !same_as_last(p, a, granule, mask))
+            access_granule(p, a, event, granule, mask);
+        if (granule == last)
+            break;
+    }
+    if (p->n_pending != 0)
+        flush_pending(p, a->e);
+    return event;
+}
+
+void allpairs_add_pair(rp_allpairs *p, const rp_access *first, uint32_t first_event,
+                       const rp_access *second, uint32_t second_event,
+                       uint64_t addr, uint64_t size)
+{
+    if (!p->env.all_pairs) {
+        report_race(p, first, second, addr, size, p->config.observed_without_hb);
+        return;
+    }
+    p->extra = grow_for_one(p->extra, p->n_extra, &p->cap_extra, sizeof(uint64_t));
+    p->extra[p->n_extra++] = (uint64_t)first_event << 32 | second_event;
+}
+
+void allpairs_forget(rp_allpairs *p, const rp_event *e)
+{
+    shadow_clear_range(p->shadow, e->obj, e->size, slot_forget, p);
+    if (p->env.all_pairs && e->size != 0) {
+        p->forgets = grow_for_one(p->forgets, p->n_forgets, &p->cap_forgets, sizeof(ap_forget));
+        p->forgets[p->n_forgets].id = e->id;
+        p->forgets[p->n_forgets].addr = e->obj;
+        p->forgets[p->n_forgets].size = e->size;
+        p->n_forgets++;
+    }
+}
+
+/* ---- all-pairs post-processing (finish) ----------------------------------- */
+
+static bool byte_forgotten_between(const rp_allpairs *p, uint64_t byte, uint64_t after_id,
+                                   uint64_t before_id)
+{
+    for (uint32_t i = 0; i < p->n_forgets; i++) {
+        const ap_forget *f = &p->forgets[i];
+        if (f->id > after_id && f->id < before_id && byte - f->addr < f->size)
+            return true;
+    }
+    return false;
+}
+
+/* Bytes [lo, hi) both events touch; false if none, or if forgets in between
+ * cleared every one of them. */
+static bool shared_bytes(const rp_allpairs *p, const ap_event *a, const ap_event *b,
+                         uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a_end = a->addr + a->size, b_end = b->addr + b->size;
+    *lo = a->addr > b->addr ? a->addr : b->addr;
+    *hi = a_end < b_end ? a_end : b_end;
+    if (*lo >= *hi)
+        return false;
+    if (p->n_forgets == 0)
+        return true;
+    for (uint64_t byte = *lo; byte < *hi; byte++)
+        if (!byte_forgotten_between(p, byte, a->id, b->id))
+            return true;
+    return false;
+}
+
+static bool conflicting(const ap_event *a, const ap_event *b)
+{
+    return a->tid != b->tid && (a->is_write || b->is_write);
+}
+
+typedef struct pair_walk {
+    uint32_t *stack;
+    uint32_t n_stack, cap_stack;
+    uint64_t *pairs;       /* first << 32 | second, event indices */
+    uint32_t n_pairs, cap_pairs;
+} pair_walk;
+
+static void walk_push(pair_walk *w, uint32_t ev)
+{
+    w->stack = grow_for_one(w->stack, w->n_stack, &w->cap_stack, sizeof(uint32_t));
+    w->stack[w->n_stack++] = ev;
+}
+
+static void walk_add_pair(pair_walk *w, uint32_t first, uint32_t second)
+{
+    w->pairs = grow_for_one(w->pairs, w->n_pairs, &w->cap_pairs, sizeof(uint64_t));
+    w->pairs[w->n_pairs++] = (uint64_t)first << 32 | second;
+}
+
+/* Walks the predecessors of g (unordered with beta) for candidates (p, beta). */
+static void walk_predecessors(rp_allpairs *p, pair_walk *w, uint32_t g, uint32_t beta)
+{
+    const ap_event *b = &p->events[beta];
+    const rp_vc *v = &p->snapshots[b->snapshot].order;
+    for (uint32_t ei = p->events[g].first_pred; ei != NO_INDEX; ei = p->edges[ei].next) {
+        uint32_t pred = p->edges[ei].pred;
+        ap_event *pe = &p->events[pred];
+        uint64_t lo, hi;
+        if (pe->visited_by == beta + 1)
+            continue;
+        pe->visited_by = beta + 1;
+        if (pe->clock <= vc_get(v, pe->tid) || !shared_bytes(p, pe, b, &lo, &hi))
+            continue;
+        walk_add_pair(w, pred, beta);
+        walk_push(w, pred);
+    }
+}
+
+/* conc[from .. to) all have the same second event β. */
+static void walk_from_conc_pairs(rp_allpairs *p, pair_walk *w, uint32_t from, uint32_t to)
+{
+    uint32_t beta = (uint32_t)(p->conc[from] >> 32);
+    for (uint32_t i = from; i < to; i++) {
+        uint32_t alpha = (uint32_t)p->conc[i];
+        if (p->events[alpha].visited_by == beta + 1)
+            continue;
+        p->events[alpha].visited_by = beta + 1;
+        walk_add_pair(w, alpha, beta);
+        walk_push(w, alpha);
+    }
+    while (w->n_stack != 0)
+        walk_predecessors(p, w, w->stack[--w->n_stack], beta);
+}
+
+static rp_access access_of_event(const ap_event *ev)
+{
+    rp_access a = { ev->id, ev->addr, ev->site, ev->tid, ev->size, ev->is_write };
+    return a;
+}
+
+static bool observed_pair(const rp_allpairs *p, const ap_event *first, const ap_event *second)
+{
+    if (second->snapshot == NO_INDEX || !p->snapshots[second->snapshot].has_hb)
+        return p->config.observed_without_hb;
+    return first->hb_clock > vc_get(&p->snapshots[second->snapshot].hb, first->tid);
+}
+
+static void report_pair(rp_allpairs *p, uint64_t key)
+{
+    const ap_event *first = &p->events[key >> 32];
+    const ap_event *second = &p->events[(uint32_t)key];
+    uint64_t lo, hi;
+    if (!conflicting(first, second) || !shared_bytes(p, first, second, &lo, &hi)
+        || !may_pair(p, first->tag, second->tag))
+        return;
+    rp_access a = access_of_event(first), b = access_of_event(second);
+    report_race(p, &a, &b, lo, hi - lo, observed_pair(p, first, second));
+}
+
+void allpairs_finish(rp_allpairs *p)
+{
+    if (!p->env.all_pairs)
+        return;
+    pair_walk w = { NULL, 0, 0, NULL, 0, 0 };
+    for (uint32_t from = 0; from < p->n_conc;) {
+        uint32_t to = from + 1;
+        while (to < p->n_conc && p->conc[to] >> 32 == p->conc[from] >> 32)
+            to++;
+        walk_from_conc_pairs(p, &w, from, to);
+        from = to;
+    }
+    for (uint32_t i = 0; i < p->n_extra; i++)
+        walk_add_pair(&w, (uint32_t)(p->extra[i] >> 32), (uint32_t)p->extra[i]);
+    uint32_t n = (uint32_t)sort_unique_u64(w.pairs, w.n_pairs);
+    for (uint32_t i = 0; i < n; i++)
+        report_pair(p, w.pairs[i]);
+    rp_free(w.stack);
+    rp_free(w.pairs);
+}
+
+/* ---- life cycle --------------------------------------------------------------- */
+
+rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_config *config)
+{
+    rp_allpairs *p = rp_calloc("rp.allpairs", 1, sizeof *p);
+    p->env = *env;
+    p->config = *config;
+    p->shadow = shadow_create(sizeof(ap_slot));
+    return p;
+}
+
+void allpairs_destroy(rp_allpairs *p)
+{
+    if (p == NULL)
+        return;
+    shadow_for_each(p->shadow, slot_forget, p);
+    shadow_destroy(p->shadow);
+    for (uint32_t i = 0; i < p->n_snapshots; i++) {
+        vc_free(&p->snapshots[i].order);
+        vc_free(&p->snapshots[i].hb);
+    }
+    rp_free(p->snapshots);
+    rp_free(p->events);
+    rp_free(p->edges);
+    rp_free(p->conc);
+    rp_free(p->forgets);
+    rp_free(p->extra);
+    rp_free(p);
+}

@@ -1,0 +1,102 @@
+/* rp_allpairs.h — race pairs of any vector-clock relation: one earlier
+ * partner per racy access online, or every pair of the relation (seed 000
+ * §5–6, generalised from SHB to any relation that vector clocks decide).
+ *
+ * The detector keeps its own clocks and calls allpairs_access() once per
+ * access with
+ *   order  the relation clock of the access: an earlier access g (thread u,
+ *          epoch k) is ordered before it iff k <= order[u];
+ *   clock  the access's own epoch in that relation.
+ * This is exact for every relation racepred implements (HB, SHB, WCP ∪ PO,
+ * DC, WDC, PO/fork/join) because each is transitive, contains program order,
+ * and decides the predecessors of an access when the access is processed.
+ *
+ * Shadow state, per 8-byte granule: the set of recent, mutually concurrent
+ * access cells {tid, clock, byte mask, is_write, ...}.  An access races with
+ * every cell that shares a byte, belongs to another thread, is unordered
+ * and is or meets a write; the pair filter of the detector (locksets) may
+ * veto it.  Then the access removes its bytes from the cells ordered before
+ * it — all of them for a write, only reads for a read (reads never evict
+ * writes, seed 000 Alg 3) — unless the detector's evict function objects,
+ * and adds itself.  Every racy access gets at least one partner online:
+ * if e races with f and e's byte b was evicted, the chain of evictions of b
+ * ends in a cell present at f that is after e, hence unordered with f
+ * (transitivity), conflicting with f, and — when evict only allows g to
+ * evict e if every pair filter that accepts (e, f) accepts (g, f) — kept.
+ *
+ * All-pairs mode (env->all_pairs): every eviction adds an edge evicted ≺
+ * evicting (seed 000 erratum E1: ordered means clock <= order[tid]); every
+ * unordered conflicting pair found online is kept as a "conc" pair (α, β)
+ * with a copy V_β of β's order clock.  allpairs_finish() walks the edge
+ * predecessors of every α and takes (g, β) iff g shares a byte with β and
+ * clock(g) > V_β[tid(g)] (erratum E2), recursing only through such g; a pair
+ * is reported if it also conflicts and passes the filter.  Completeness is
+ * the chain argument above; the walk visits each event once per β.  Extra
+ * pairs the detector finds by other means (SHB's write-read-dependency
+ * pairs) are added with allpairs_add_pair().  Pairs come out deduplicated,
+ * sorted by (first id, second id).
+ *
+ * Cost: online, per access O(cells overlapping it) (O(threads) for HB-like
+ * relations); all-pairs adds O(1) per access and edge, one clock copy per
+ * access that has a concurrent partner, and a walk of O(pairs + edges
+ * visited) at the end.
+ */
+#ifndef RP_ALLPAIRS_H
+#define RP_ALLPAIRS_H
+
+#include "rp_detector.h"
+#include "rp_vc.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ALLPAIRS_NO_EVENT UINT32_MAX
+
+typedef struct rp_allpairs rp_allpairs;
+
+/* May the pair (first, second) be reported?  Arguments are the tags the
+ * detector gave the two accesses. */
+typedef bool (*rp_allpairs_filter_fn)(void *ctx, uint32_t first_tag, uint32_t second_tag);
+/* May the access tagged new_tag evict the ordered cell tagged old_tag? */
+typedef bool (*rp_allpairs_evict_fn)(void *ctx, uint32_t old_tag, uint32_t new_tag);
+
+typedef struct rp_allpairs_config {
+    const char *detector;          /* rp_race.detector */
+    rp_allpairs_filter_fn filter;  /* NULL: every pair */
+    rp_allpairs_evict_fn evict;    /* NULL: evict whatever is ordered */
+    void *ctx;
+    /* Value of rp_race.observed when the access gives no HB clock. */
+    bool observed_without_hb;
+} rp_allpairs_config;
+
+typedef struct rp_allpairs_access {
+    const rp_event *e;
+    const rp_vc *order;
+    uint32_t clock;
+    const rp_vc *hb;      /* HB clock of the thread, or NULL */
+    uint32_t hb_clock;    /* the access's HB epoch (if hb != NULL) */
+    uint32_t tag;
+} rp_allpairs_access;
+
+rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_config *config);
+void allpairs_destroy(rp_allpairs *p);
+
+/* Checks and records one access; returns its event number in all-pairs
+ * mode (for allpairs_add_pair), else ALLPAIRS_NO_EVENT. */
+uint32_t allpairs_access(rp_allpairs *p, const rp_allpairs_access *a);
+
+/* An extra race (first earlier in the stream), observed iff
+ * config.observed_without_hb: reported at once online, kept for finish() in
+ * all-pairs mode (then both event numbers are needed).  addr/size: bytes
+ * both touch. */
+void allpairs_add_pair(rp_allpairs *p, const rp_access *first, uint32_t first_event,
+                       const rp_access *second, uint32_t second_event,
+                       uint64_t addr, uint64_t size);
+
+/* RP_EV_FORGET: the bytes are fresh memory. */
+void allpairs_forget(rp_allpairs *p, const rp_event *e);
+
+/* End of stream: all-pairs post-processing and reports. */
+void allpairs_finish(rp_allpairs *p);
+
+#endif
