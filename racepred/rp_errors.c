@@ -2,6 +2,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_execontext.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_xarray.h"
 #include "pub_tool_addrinfo.h"
 #include "pub_tool_errormgr.h"
@@ -15,6 +16,7 @@
 #include "rp_errors.h"
 #include "rp_heap.h"
 #include "rp_threads.h"
+#include "rp_tool.h"
 
 typedef enum { RP_ERR_RACE = 0 } rp_error_kind;
 typedef enum { RP_SUPP_RACE = 0 } rp_supp_kind;
@@ -43,17 +45,74 @@ static const HChar *access_name(Bool is_write)
     return is_write ? "write" : "read";
 }
 
-/* The Valgrind thread to charge the error to.  Online detectors report
- * while the second access's thread is running, and its stack is the one
- * to show.  A report from a detector's finish() has no such thread; it is
- * charged to whichever thread is running (the root thread, normally). */
-static ThreadId charged_thread(rp_tid_t tid)
+/* Whether the race completes at the event being processed right now, by
+ * the running thread: then that thread's current stack is the stack of
+ * the second access.  Online detectors report this way; a detector that
+ * reports later (from finish(), after post-processing the stream) does
+ * not, and the running thread's stack would be unrelated. */
+static Bool is_online(const rp_race *race)
 {
-    if (tid == rp_threads_current && rp_threads_current_vg != VG_INVALID_THREADID)
-        return rp_threads_current_vg;
-    if (VG_(get_running_tid)() != VG_INVALID_THREADID)
-        return VG_(get_running_tid)();
-    return 1;
+    return rp_tool_engine != NULL
+        && race->second.id == rp_engine_event_count(rp_tool_engine)
+        && race->second.tid == rp_threads_current
+        && rp_threads_current_vg != VG_INVALID_THREADID;
+}
+
+/* Any live thread will do for a report made after the fact: its stack is
+ * not used.  The running one, normally the root thread at exit. */
+static ThreadId any_thread(void)
+{
+    ThreadId running = VG_(get_running_tid)();
+
+    return running != VG_INVALID_THREADID ? running : 1;
+}
+
+/* Races reported after the fact bypass the error manager's table (it can
+ * only take the running thread's stack), so they are deduplicated here,
+ * by the fields race_eq compares plus the second access's site. */
+typedef struct {
+    struct _VgHashNode *next;
+    UWord key;                /* hash of the fields below */
+    Addr prev_site;
+    Addr site;
+    const HChar *detector;
+    Bool is_write;
+    Bool prev_is_write;
+} rp_seen_race;
+
+static VgHashTable *seen_late_races;
+
+/* Equality of everything but the key (HT_gen_lookup compares keys). */
+static Word seen_race_cmp(const void *n1, const void *n2)
+{
+    const rp_seen_race *r1 = n1;
+    const rp_seen_race *r2 = n2;
+
+    return !(r1->prev_site == r2->prev_site && r1->site == r2->site
+             && r1->detector == r2->detector && r1->is_write == r2->is_write
+             && r1->prev_is_write == r2->prev_is_write);
+}
+
+static Bool late_race_is_new(const rp_race_extra *x, Addr site)
+{
+    rp_seen_race probe;
+    rp_seen_race *r;
+
+    if (seen_late_races == NULL)
+        seen_late_races = VG_(HT_construct)("rp.errors.late");
+    probe.key = x->prev_site * 31 + site * 17 + (UWord)x->is_write * 2
+                + (UWord)x->prev_is_write + (UWord)x->detector;
+    probe.prev_site = x->prev_site;
+    probe.site = site;
+    probe.detector = x->detector;
+    probe.is_write = x->is_write;
+    probe.prev_is_write = x->prev_is_write;
+    if (VG_(HT_gen_lookup)(seen_late_races, &probe, seen_race_cmp) != NULL)
+        return False;
+    r = VG_(malloc)("rp.errors.late.node", sizeof *r);
+    *r = probe;
+    VG_(HT_add_node)(seen_late_races, r);
+    return True;
 }
 
 typedef struct {
@@ -106,6 +165,7 @@ static Bool is_ignored(Addr addr)
 void rp_errors_report(void *ctx, const rp_race *race)
 {
     rp_race_extra extra;
+    Addr site = (Addr)race->second.site;
 
     (void)ctx;
     if (is_ignored((Addr)race->addr))
@@ -120,8 +180,17 @@ void rp_errors_report(void *ctx, const rp_race *race)
     extra.tid = race->second.tid;
     extra.prev_tid = race->first.tid;
     extra.prev_site = (Addr)race->first.site;
-    VG_(maybe_record_error)(charged_thread(race->second.tid), RP_ERR_RACE,
-                            (Addr)race->addr, NULL, &extra);
+    if (is_online(race)) {
+        VG_(maybe_record_error)(rp_threads_current_vg, RP_ERR_RACE,
+                                (Addr)race->addr, NULL, &extra);
+        return;
+    }
+    /* Both accesses are known by their instruction addresses only: the
+     * second one is shown as a one-frame stack too. */
+    if (late_race_is_new(&extra, site))
+        VG_(unique_error)(any_thread(), RP_ERR_RACE, (Addr)race->addr, NULL,
+                          &extra, VG_(make_ExeContext_from_StackTrace)(&site, 1),
+                          True, False, True);
 }
 
 /* Two races are the same report when their second accesses have the same

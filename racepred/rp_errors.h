@@ -26,8 +26,12 @@
  * Each thread a report names is announced once, before the first such
  * report, with the stack that created it ("Thread #1 is the program's root
  * thread" for the first).  The first stack is the full stack of the access
- * that completed the race, taken when it happened.  The earlier access is
- * known only by its instruction address, shown as a one-frame stack.  The
+ * that completed the race, taken when it happened, for detectors that
+ * report online; a race a detector reports later (after post-processing,
+ * from finish()) shows that access as a one-frame stack, and such races
+ * are deduplicated by racepred rather than by Valgrind's error table.  The
+ * earlier access is known only by its instruction address, shown as a
+ * one-frame stack.  The
  * address is described as a heap block ("is 4 bytes inside a block of size
  * 16 alloc'd", the allocation stack, "Block was alloc'd by thread #1") or
  * by Valgrind's core (data symbol, stack, mapped file).  Thread numbers are
