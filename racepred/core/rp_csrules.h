@@ -1,0 +1,73 @@
+/* rp_csrules.h — the critical-section rules of the predictive relations
+ * WCP (Kini, Mathur, Viswanathan PLDI'17), DC (Roemer, Genç, Bond PLDI'18)
+ * and WDC (Roemer et al. PLDI'20), as vector-clock bookkeeping (seed 001
+ * §2 and Alg 1/2; seeds 003/004 digests):
+ *
+ *  (a) conflicting critical sections: a release r1 of lock l is ordered
+ *      before every later access e2 inside a critical section on l (open or
+ *      closed) that conflicts with an access e1 inside CS(r1);
+ *  (b) release–release: r1 is ordered before a later release r2 of l when
+ *      the acquire of r1 is ordered before r2.
+ *
+ * The detector owns the clocks; this module remembers what the rules need
+ * and joins the right clocks into the detector's at the right events:
+ *   - rule (a): per lock and byte, the join of the clocks of the releases of
+ *     critical sections that read / wrote the byte ("L^r_{l,x}",
+ *     "L^w_{l,x}"); an access joins those of the locks its thread holds
+ *     (reads: the write clocks; writes: both).  The current critical section
+ *     is not in them until it is released, so the first section must be
+ *     closed and the second may be open (seed 001 erratum E4).  Conflict is
+ *     by byte; sections of the same thread count too (the published WCP
+ *     algorithm; for DC and WDC it changes nothing because program order is
+ *     part of the relation);
+ *   - rule (b): per lock, the history of the critical sections of each
+ *     thread (the acquire's epoch, the release's clock) — the per-lock
+ *     queues of the published algorithms, shared by all readers: each
+ *     thread keeps, per lock and per other thread, how far it has consumed
+ *     that thread's history.  At a release of thread t, every section of
+ *     another thread whose acquire is ordered before the release (its epoch
+ *     is <= order[u]) has its release clock joined, in order, repeated
+ *     until nothing changes.  Threads created later start at the beginning
+ *     of every history.
+ *
+ * Cost: an access O(held locks × bytes × threads); a release
+ * O(accesses of the section × bytes × threads) plus O(threads) per history
+ * entry consumed.  Memory: two clocks per (lock, byte) ever accessed inside
+ * a section on the lock; with rule (b), one clock per critical section
+ * (the published queues are likewise unbounded in the worst case).
+ */
+#ifndef RP_CSRULES_H
+#define RP_CSRULES_H
+
+#include "rp_event.h"
+#include "rp_vc.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct rp_csrules rp_csrules;
+
+/* rule_b: keep the section histories (WCP, DC; not WDC). */
+rp_csrules *csrules_create(bool rule_b);
+void csrules_destroy(rp_csrules *cs);
+
+/* Thread tid acquires lock; acq_epoch is its own entry of the clock that
+ * rule (b) compares (the relation's order clock). */
+void csrules_acquire(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch);
+
+/* Rule (a) for access e: joins into dst (and also, if not NULL) the release
+ * clocks of earlier sections on held locks that conflict with e; records e
+ * in the thread's open sections. */
+void csrules_access(rp_csrules *cs, const rp_event *e, rp_vc *dst, rp_vc *also);
+
+/* Rule (b) at a release of lock by tid, before csrules_release: joins into
+ * order (and also, if not NULL) the release clocks of other threads'
+ * sections on the lock whose acquire epoch is <= order[their thread]. */
+void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, rp_vc *also);
+
+/* Closes tid's section on lock; released is the clock rule (a) and (b)
+ * propagate from it.  A release of a lock the thread does not hold is
+ * ignored. */
+void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released);
+
+#endif
