@@ -1,15 +1,17 @@
 /* rp_heap.c — the table of live heap blocks; see rp_heap.h. */
 #include "pub_tool_basics.h"
 #include "pub_tool_hashtable.h"
+#include "pub_tool_libcbase.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_stacktrace.h"
+#include "pub_tool_tooliface.h"
 
 #include "rp_heap.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
-/* Frames kept for an allocation stack; the first one the unwinder returns
+/* Frames taken for an allocation stack; the first one the unwinder returns
  * is the preload's malloc wrapper, which is dropped. */
 #define RP_HEAP_MAX_FRAMES 64
 
@@ -23,25 +25,83 @@ typedef struct {
 
 static VgHashTable *blocks;
 
+/* [addr, addr + len) is fresh memory, in pieces an event can carry. */
+static void forget_range(Addr addr, SizeT len)
+{
+    while (len > 0) {
+        uint32_t piece = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+
+        rp_tool_emit(RP_EV_FORGET, rp_threads_current, addr, piece, 0);
+        addr += piece;
+        len -= piece;
+    }
+}
+
+/* A mapping is new memory whatever was mapped there before (a file, a
+ * thread's stack, an allocator's arena): the new user's accesses must not
+ * pair with the previous mapping's.  The range is forgotten both when it
+ * is unmapped (the detectors drop its history) and when it is mapped again
+ * (in case an unmapping went unseen: mmap with MAP_FIXED over a mapping).
+ * The same for memory the break gives and takes back. */
+static void on_new_mem_mmap(Addr addr, SizeT len, Bool rr, Bool ww, Bool xx,
+                            ULong di_handle)
+{
+    (void)rr;
+    (void)ww;
+    (void)xx;
+    (void)di_handle;
+    forget_range(addr, len);
+}
+
+static void on_new_mem_brk(Addr addr, SizeT len, ThreadId tid)
+{
+    (void)tid;
+    forget_range(addr, len);
+}
+
 void rp_heap_init(void)
 {
     blocks = VG_(HT_construct)("rp.heap.blocks");
+    VG_(track_new_mem_mmap)(on_new_mem_mmap);
+    VG_(track_die_mem_munmap)(forget_range);
+    VG_(track_new_mem_brk)(on_new_mem_brk);
+    VG_(track_die_mem_brk)(forget_range);
 }
 
-/* The stack of the malloc call: the client's frames only, starting at the
- * caller of malloc. */
+/* Whether the frame at `ip` is C++'s operator new or new[] (any variant),
+ * demangled or not: it got the block from malloc or memalign on the
+ * program's behalf. */
+static Bool is_operator_new(Addr ip)
+{
+    const HChar *name;
+
+    if (!VG_(get_fnname)(VG_(current_DiEpoch)(), ip, &name))
+        return False;
+    return VG_(strncmp)(name, "operator new", 12) == 0
+        || VG_(strncmp)(name, "_Znw", 4) == 0
+        || VG_(strncmp)(name, "_Zna", 4) == 0;
+}
+
+/* The stack of the allocation: the client's frames only, starting at the
+ * caller of malloc, or of operator new when the block is C++'s (the frames
+ * of the preload's wrapper and of libstdc++'s operator new say nothing
+ * about where in the program the block came from). */
 static ExeContext *allocation_stack(ThreadId vg_tid)
 {
     Addr ips[RP_HEAP_MAX_FRAMES];
-    UInt wanted = VG_(clo_backtrace_size) + 1;
-    UInt n;
+    UInt wanted = VG_(clo_backtrace_size) + 2;
+    UInt n, first = 1;
 
     if (wanted > RP_HEAP_MAX_FRAMES)
         wanted = RP_HEAP_MAX_FRAMES;
     n = VG_(get_StackTrace)(vg_tid, ips, wanted, NULL, NULL, 0);
-    if (n <= 1)
+    if (n > first + 1 && is_operator_new(ips[first]))
+        first++;
+    if (n <= first)
         return VG_(null_ExeContext)();
-    return VG_(make_ExeContext_from_StackTrace)(ips + 1, n - 1);
+    if (n - first > (UInt)VG_(clo_backtrace_size))
+        n = first + (UInt)VG_(clo_backtrace_size);
+    return VG_(make_ExeContext_from_StackTrace)(ips + first, n - first);
 }
 
 void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)

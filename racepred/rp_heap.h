@@ -1,5 +1,5 @@
 /* rp_heap.h — the client's heap blocks, as the malloc wrappers of the
- * preload report them.
+ * preload report them, and its mappings, as Valgrind's core reports them.
  *
  * Two uses:
  *   - a block just handed out is fresh memory (RP_EV_FORGET over its usable
@@ -8,6 +8,8 @@
  *     must not be paired with the previous owner's;
  *   - reports describe a racy heap address like Helgrind does: "is 4 bytes
  *     inside a block of size 16 alloc'd", the allocation stack, the thread.
+ * Memory mapped or unmapped (mmap, munmap, the break) is fresh the same
+ * way: a range mapped again never races with its previous life.
  * Blocks live in a table from malloc to free.  Lookups by an inner address
  * scan the table; they happen once per distinct error, never per access.
  */

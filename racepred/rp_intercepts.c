@@ -1,20 +1,15 @@
 /* rp_intercepts.c — the preload: wrappers around the pthread functions
- * whose effect on ordering racepred must know, and around the allocator,
- * whose recycling of memory it must know.
+ * whose effect on ordering racepred must know.  The allocator's wrappers
+ * are in rp_intercepts_heap.c, C11 <threads.h> in rp_intercepts_c11.c.
  *
  * Valgrind's core LD_PRELOADs vgpreload_racepred-<platform>.so into the
  * client and redirects every call of a wrapped function to the wrapper
  * defined here (the symbol names encode "soname:function", see
- * pub_tool_redir.h).  A wrapper calls the real function through
- * CALL_FN_* and tells the tool what happened through a client request
- * (rp_clientreq.h).  This code runs on the simulated CPU, as client code.
- *
- * Where the functions live: glibc 2.34 and later define every pthread
- * function in libc.so.6 (libpthread.so.0 is an empty stub), so the
- * wrappers are bound to the soname libc.so*; each also gets a weak alias
- * bound to libpthread.so.0, for older glibcs (Helgrind's trick).  Functions
- * with several symbol versions in glibc (pthread_create, pthread_cond_*,
- * sem_*) are wrapped as name@* so that every version is caught.
+ * rp_preload.h).  A wrapper calls the real function through CALL_FN_* and
+ * tells the tool what happened through a client request (rp_clientreq.h).
+ * This code runs on the simulated CPU, as client code.  Functions with
+ * several symbol versions in glibc (pthread_create, pthread_cond_*, sem_*)
+ * are wrapped as name@* so that every version is caught.
  *
  * When each request is sent matters:
  *   lock                  after the real call, and only if it succeeded
@@ -34,36 +29,13 @@
  *   pthread_join          before the real call (see rp_threads.c);
  *   pthread_once          see its wrapper.
  */
-#include <malloc.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stddef.h>
 
-#include "valgrind.h"
-#include "rp_clientreq.h"
+#include "rp_preload.h"
 
-#define RP_STR_EXPAND(tok) #tok
-#define RP_STR(tok) RP_STR_EXPAND(tok)
-
-/* Defines the wrapper of `f` (Z-encoded) in libpthread.so.0 and aliases it
- * to the same function in libc.so*. */
-#define RP_PTH_FUNC(ret_ty, f, args...)                                      \
-    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f)(args);              \
-    extern __typeof(I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f))           \
-        I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)                               \
-        __attribute__((weak,                                                 \
-                       alias(RP_STR(I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f))))); \
-    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f)(args)
-
-/* Wrappers of libc-only functions (the allocator). */
-#define RP_LIBC_FUNC(ret_ty, f, args...)                                     \
-    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)(args);                     \
-    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)(args)
-
-#define RP_REQUEST(req, a1, a2)                                              \
-    VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), 0, 0, 0)
-#define RP_REQUEST3(req, a1, a2, a3)                                         \
-    VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), 0, 0)
+__thread int rp_preload_c11_depth;
 
 /* Tells the tool the preload is in place: without it every lock and join
  * would go unseen, and the tool warns at exit if this never arrived. */
@@ -85,7 +57,7 @@ static int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WWWW(ret, fn, thread, attr, start, arg);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_THREAD_CREATED, *thread, 0);
+        RP_PTH_REQUEST(RP_USERREQ_THREAD_CREATED, *thread, 0);
     return ret;
 }
 
@@ -102,7 +74,7 @@ RP_PTH_FUNC(int, pthreadZujoin, pthread_t thread, void **result)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_JOIN_PRE, thread, 0);
+    RP_PTH_REQUEST(RP_USERREQ_JOIN_PRE, thread, 0);
     CALL_FN_W_WW(ret, fn, thread, result);
     return ret;
 }
@@ -115,7 +87,7 @@ static int lock_wrk(OrigFn fn, pthread_mutex_t *mutex)
 
     CALL_FN_W_W(ret, fn, mutex);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return ret;
 }
 
@@ -144,7 +116,7 @@ RP_PTH_FUNC(int, pthreadZumutexZutimedlock, pthread_mutex_t *mutex,
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(ret, fn, mutex, abstime);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return ret;
 }
 
@@ -154,7 +126,7 @@ RP_PTH_FUNC(int, pthreadZumutexZuunlock, pthread_mutex_t *mutex)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_W(ret, fn, mutex);
     return ret;
 }
@@ -167,7 +139,7 @@ static int rwlock_wrk(OrigFn fn, pthread_rwlock_t *rwlock, int shared)
 
     CALL_FN_W_W(ret, fn, rwlock);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, rwlock, shared);
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, rwlock, shared);
     return ret;
 }
 
@@ -209,7 +181,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZuunlock, pthread_rwlock_t *rwlock)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, rwlock, 0);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, rwlock, 0);
     CALL_FN_W_W(ret, fn, rwlock);
     return ret;
 }
@@ -224,7 +196,7 @@ RP_PTH_FUNC(int, pthreadZuspinZulock, pthread_spinlock_t *lock)
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_W(ret, fn, lock);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
     return ret;
 }
 
@@ -236,7 +208,7 @@ RP_PTH_FUNC(int, pthreadZuspinZutrylock, pthread_spinlock_t *lock)
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_W(ret, fn, lock);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
     return ret;
 }
 
@@ -246,7 +218,7 @@ RP_PTH_FUNC(int, pthreadZuspinZuunlock, pthread_spinlock_t *lock)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, lock, 0);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, lock, 0);
     CALL_FN_W_W(ret, fn, lock);
     return ret;
 }
@@ -269,7 +241,7 @@ static void once_trampoline(void)
     pthread_once_t *control = once_control;
 
     routine();
-    RP_REQUEST(RP_USERREQ_SYNC_SEND, control, 0);
+    RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, control, 0);
 }
 
 RP_PTH_FUNC(int, pthreadZuonce, pthread_once_t *control, void (*routine)(void))
@@ -282,7 +254,7 @@ RP_PTH_FUNC(int, pthreadZuonce, pthread_once_t *control, void (*routine)(void))
     once_control = control;
     CALL_FN_W_WW(ret, fn, control, once_trampoline);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_SYNC_RECV, control, 0);
+        RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, control, 0);
     return ret;
 }
 
@@ -300,11 +272,11 @@ RP_PTH_FUNC(int, pthreadZucondZuwaitZAZa, pthread_cond_t *cond,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_WW(ret, fn, cond, mutex);
-    RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
+        RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
     return ret;
 }
 
@@ -315,11 +287,11 @@ RP_PTH_FUNC(int, pthreadZucondZutimedwaitZAZa, pthread_cond_t *cond,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_WWW(ret, fn, cond, mutex, abstime);
-    RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
+        RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
     return ret;
 }
 
@@ -329,7 +301,7 @@ RP_PTH_FUNC(int, pthreadZucondZusignalZAZa, pthread_cond_t *cond)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
+    RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
     CALL_FN_W_W(ret, fn, cond);
     return ret;
 }
@@ -340,7 +312,7 @@ RP_PTH_FUNC(int, pthreadZucondZubroadcastZAZa, pthread_cond_t *cond)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
+    RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
     CALL_FN_W_W(ret, fn, cond);
     return ret;
 }
@@ -356,7 +328,7 @@ RP_PTH_FUNC(int, semZupostZAZa, sem_t *sem)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_SYNC_SEND, sem, 0);
+    RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, sem, 0);
     CALL_FN_W_W(ret, fn, sem);
     return ret;
 }
@@ -367,7 +339,7 @@ static int sem_wait_wrk(OrigFn fn, sem_t *sem)
 
     CALL_FN_W_W(ret, fn, sem);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
+        RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
     return ret;
 }
 
@@ -395,7 +367,7 @@ RP_PTH_FUNC(int, semZutimedwaitZAZa, sem_t *sem, const struct timespec *abstime)
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(ret, fn, sem, abstime);
     if (ret == 0)
-        RP_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
+        RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
     return ret;
 }
 
@@ -408,75 +380,8 @@ RP_PTH_FUNC(int, pthreadZubarrierZuwait, pthread_barrier_t *barrier)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_SYNC_SEND, barrier, 0);
+    RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, barrier, 0);
     CALL_FN_W_W(ret, fn, barrier);
-    RP_REQUEST(RP_USERREQ_SYNC_RECV, barrier, 0);
+    RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, barrier, 0);
     return ret;
-}
-
-/* ---- heap --------------------------------------------------------------- */
-
-/* The allocator recycles freed blocks, across threads too, with its
- * synchronisation inside libc where racepred does not look.  Every block
- * handed out is announced (fresh memory, and a block reports can name),
- * and every block freed is withdrawn. */
-static void announce_block(void *p, size_t size)
-{
-    if (p != NULL)
-        RP_REQUEST3(RP_USERREQ_HEAP_BLOCK_NEW, p, size, malloc_usable_size(p));
-}
-
-RP_LIBC_FUNC(void *, malloc, size_t size)
-{
-    OrigFn fn;
-    void *p;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_W(p, fn, size);
-    announce_block(p, size);
-    return p;
-}
-
-RP_LIBC_FUNC(void *, calloc, size_t count, size_t size)
-{
-    OrigFn fn;
-    void *p;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_WW(p, fn, count, size);
-    announce_block(p, count * size);
-    return p;
-}
-
-/* A block realloc moved is new memory and the old one is gone; one it
- * resized in place keeps its history (the old bytes are the same object). */
-RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
-{
-    OrigFn fn;
-    void *p;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_WW(p, fn, old, size);
-    if (p == NULL)
-        return p;
-    if (p == old) {
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_RESIZED, p, size);
-        return p;
-    }
-    if (old != NULL)
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, old, 0);
-    announce_block(p, size);
-    return p;
-}
-
-/* Withdrawn before the real call: once free returns, another thread may
- * get the same address from malloc. */
-RP_LIBC_FUNC(void, free, void *p)
-{
-    OrigFn fn;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    if (p != NULL)
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, p, 0);
-    CALL_FN_v_W(fn, p);
 }

@@ -1,0 +1,56 @@
+/* rp_preload.h — what the files of the preload (rp_intercepts*.c) share:
+ * the macros that define a wrapper and send a client request.
+ *
+ * Valgrind redirects every call of a wrapped function to a function whose
+ * symbol name encodes "soname:function" (pub_tool_redir.h's Z-encoding:
+ * Zu = _, ZA = @, Za = *, Zd = .).  glibc 2.34 and later define the
+ * pthread and C11 thread functions in libc.so.6 only (libpthread.so.0 is
+ * an empty stub); a wrapper is bound to libc.so* with a weak alias bound to
+ * libpthread.so.0, for older glibcs (Helgrind's trick).
+ */
+#ifndef RP_PRELOAD_H
+#define RP_PRELOAD_H
+
+#include "valgrind.h"
+#include "rp_clientreq.h"
+
+#define RP_STR_EXPAND(tok) #tok
+#define RP_STR(tok) RP_STR_EXPAND(tok)
+
+/* Defines the wrapper of `f` (Z-encoded) in libpthread.so.0 and aliases it
+ * to the same function in libc.so*. */
+#define RP_PTH_FUNC(ret_ty, f, args...)                                      \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f)(args);              \
+    extern __typeof(I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f))           \
+        I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)                               \
+        __attribute__((weak,                                                 \
+                       alias(RP_STR(I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f))))); \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f)(args)
+
+/* Wrappers of libc-only functions (the allocator, C11 threads). */
+#define RP_LIBC_FUNC(ret_ty, f, args...)                                     \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)(args);                     \
+    ret_ty I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)(args)
+
+#define RP_REQUEST(req, a1, a2)                                              \
+    VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), 0, 0, 0)
+#define RP_REQUEST3(req, a1, a2, a3)                                         \
+    VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), 0, 0)
+
+/* Nonzero while a C11 wrapper (rp_intercepts_c11.c) runs the real C11
+ * function in this thread.  glibc builds the C11 functions on its pthread
+ * code and some of the calls it makes land on a wrapped pthread function
+ * (mtx_lock calls __pthread_mutex_lock, which is pthread_mutex_lock under
+ * another name), others do not (thrd_join, mtx_timedlock); which ones
+ * varies between glibc versions.  The C11 wrapper reports the operation
+ * once, itself, and the pthread wrappers stay silent meanwhile. */
+extern __thread int rp_preload_c11_depth;
+
+/* A request of a pthread wrapper: dropped inside a C11 wrapper. */
+#define RP_PTH_REQUEST(req, a1, a2)                                          \
+    do {                                                                     \
+        if (rp_preload_c11_depth == 0)                                       \
+            RP_REQUEST((req), (a1), (a2));                                   \
+    } while (0)
+
+#endif
