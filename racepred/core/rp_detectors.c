@@ -7,9 +7,19 @@
 #include "rp_shim.h"
 
 extern const rp_detector_ops rp_det_hb;
+extern const rp_detector_ops rp_det_shb;
+extern const rp_detector_ops rp_det_lockset;
+extern const rp_detector_ops rp_det_wcp;
+extern const rp_detector_ops rp_det_dc;
+extern const rp_detector_ops rp_det_wdc;
 
 static const rp_detector_ops *const detectors[] = {
     &rp_det_hb,
+    &rp_det_shb,
+    &rp_det_lockset,
+    &rp_det_wcp,
+    &rp_det_dc,
+    &rp_det_wdc,
 };
 
 #define DETECTOR_COUNT (sizeof detectors / sizeof detectors[0])
