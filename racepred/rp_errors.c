@@ -15,6 +15,7 @@
 
 #include "rp_errors.h"
 #include "rp_heap.h"
+#include "rp_sarif.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -38,6 +39,8 @@ typedef struct {
     /* Filled in by update_extra, only for errors that are not duplicates. */
     ExeContext *prev_where;
     AddrInfo addr_info;
+    /* Set when the error is first shown: its --sarif-file record. */
+    UInt sarif;
 } rp_race_extra;
 
 static const HChar *access_name(Bool is_write)
@@ -200,12 +203,17 @@ static Bool race_eq(VgRes res, const Error *e1, const Error *e2)
 {
     const rp_race_extra *x1 = VG_(get_error_extra)(e1);
     const rp_race_extra *x2 = VG_(get_error_extra)(e2);
+    Bool same;
 
     (void)res;
-    return x1->prev_site == x2->prev_site
+    same = x1->prev_site == x2->prev_site
         && x1->is_write == x2->is_write
         && x1->prev_is_write == x2->prev_is_write
         && VG_(strcmp)(x1->detector, x2->detector) == 0;
+    /* e1 is the recorded error; the core counts e2 as a repeat of it. */
+    if (same)
+        rp_sarif_repeat(x1->sarif);
+    return same;
 }
 
 /* Racepred threads already announced (indexed by racepred number). */
@@ -299,10 +307,39 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
     VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
 }
 
+/* The error manager shows each distinct, unsuppressed error once: the
+ * moment to keep it for --sarif-file. */
+static void keep_for_sarif(const Error *err, rp_race_extra *x)
+{
+    rp_sarif_race r;
+
+    if (x->sarif != 0)
+        return;
+    VG_(memset)(&r, 0, sizeof r);
+    r.detector = x->detector;
+    r.observed = x->observed;
+    r.addr = VG_(get_error_address)(err);
+    r.access.is_write = x->is_write;
+    r.access.size = x->size;
+    r.access.thread = x->tid + 1;
+    r.access.where = VG_(get_error_where)(err);
+    r.previous.is_write = x->prev_is_write;
+    r.previous.size = x->prev_size;
+    r.previous.thread = x->prev_tid + 1;
+    r.previous.where = x->prev_where;
+    if (x->addr_info.tag == Addr_Block) {
+        r.allocated_at = x->addr_info.Addr.Block.allocated_at;
+        r.block_size = x->addr_info.Addr.Block.block_szB;
+        r.block_offset = x->addr_info.Addr.Block.rwoffset;
+    }
+    x->sarif = rp_sarif_add(&r);
+}
+
 static void race_pp(const Error *err)
 {
     const rp_race_extra *x = VG_(get_error_extra)(err);
 
+    keep_for_sarif(err, VG_(get_error_extra)(err));
     if (VG_(clo_xml))
         pp_race_xml(err, x);
     else

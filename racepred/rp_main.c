@@ -22,6 +22,8 @@
 #include "rp_heap.h"
 #include "rp_instrument.h"
 #include "rp_locks.h"
+#include "rp_record.h"
+#include "rp_sarif.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -60,6 +62,12 @@ static Bool process_option(const HChar *arg)
                                  bad_name != NULL ? bad_name : "", known);
         }
         clo_detectors = value;
+    } else if VG_STR_CLO(arg, "--sarif-file", value) {
+        if (!rp_sarif_open(value))
+            VG_(fmsg_bad_option)(arg, "cannot create the file\n");
+    } else if VG_STR_CLO(arg, "--record-trace", value) {
+        if (!rp_record_open(value))
+            VG_(fmsg_bad_option)(arg, "cannot create the file\n");
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
         if (!rp_filter_set(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
@@ -81,7 +89,9 @@ static void print_usage(void)
                     rp_detector_at(i)->summary);
     VG_(printf)(
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
-"                              whose code is not instrumented [%s]\n",
+"                              whose code is not instrumented [%s]\n"
+"    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"
+"    --record-trace=FILE       record the event stream for racepred-analyze [no]\n",
         RP_FILTER_DEFAULT);
 }
 
@@ -107,6 +117,8 @@ static void fini(Int exitcode)
 {
     (void)exitcode;
     rp_engine_finish(rp_tool_engine);
+    rp_record_finish();
+    rp_sarif_finish();
     rp_clientreq_check_preload();
     if (VG_(clo_verbosity) > 1)
         VG_(umsg)("racepred: %llu events from %u threads\n",

@@ -10,6 +10,7 @@
 
 #include "pub_tool_basics.h"
 #include "rp_engine.h"
+#include "rp_record.h"
 
 /* The engine every event goes to (rp_main.c). */
 extern rp_engine *rp_tool_engine;
@@ -23,8 +24,11 @@ static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
     rp_event e = { .obj = obj, .site = site, .tid = tid, .size = size,
                    .kind = (uint8_t)kind };
 
-    if (rp_tool_engine != NULL)
-        rp_engine_event(rp_tool_engine, &e);
+    if (rp_tool_engine == NULL)
+        return;
+    rp_engine_event(rp_tool_engine, &e);
+    if (rp_record_enabled)
+        rp_record_event(&e);
 }
 
 /* Registers the client-request handler (rp_clientreq.c). */
