@@ -13,10 +13,17 @@
  * (as written in the file, e.g. T1) of event i and of event j.  With more
  * than one FILE every line is prefixed by "FILE: ".
  *
+ * Binary traces recorded by the tool (--record-trace, rp_bintrace.h) are
+ * recognised by their magic; their lines name the two code locations
+ * instead of positions, one line per pair of sites and kinds:
+ *
+ *   <detector> <w|r> <location> | <w|r> <location>
+ *
  * Exit status: 0 when every file was analysed, racy or not; 1 when a file
  * could not be read or parsed (message "FILE:LINE: message" on stderr, the
  * other files are still analysed); 2 on a usage error.
  */
+#include "rp_bintrace.h"
 #include "rp_engine.h"
 #include "rp_shim.h"
 #include "rp_trace.h"
@@ -70,9 +77,13 @@ static void print_help(void)
            "i < j are 1-based event positions (headers not counted, br counted); the two\n"
            "w|r@thread fields describe events i and j.  With several FILEs each line\n"
            "starts with \"FILE: \".\n"
+           "Binary traces (valgrind --tool=racepred --record-trace=F) are recognised by\n"
+           "their magic; their lines name code locations, one line per pair of sites:\n"
+           "  <detector> <w|r> <location> | <w|r> <location>\n"
            "\n"
            "Exit status: 0 if every file was analysed (whether or not races were found),\n"
-           "1 if a file could not be read or parsed (FILE:LINE: message on stderr),\n"
+           "1 if a file could not be read or parsed (FILE:LINE: message on stderr,\n"
+           "FILE: offset N: message for a binary trace),\n"
            "2 on a usage error.\n");
 }
 
@@ -231,6 +242,77 @@ static void run_trace(const options *opt, const char *prefix, rp_trace *trace)
     rp_free(races.lines);
 }
 
+/* Binary traces: races are named by code location, so repeats of a pair
+ * of sites (same kinds) are one line, as they are one report in the tool. */
+static int compare_site_lines(const void *a, const void *b)
+{
+    const race_line *x = a, *y = b;
+    if (x->detector != y->detector)
+        return x->detector < y->detector ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->second != y->second)
+        return x->second < y->second ? -1 : 1;
+    if (x->first_write != y->first_write)
+        return x->first_write ? 1 : -1;
+    if (x->second_write != y->second_write)
+        return x->second_write ? 1 : -1;
+    return 0;
+}
+
+static void print_site(const rp_bt_reader *reader, uint64_t site)
+{
+    const char *location = rp_bt_site_location(reader, site);
+    if (location != NULL)
+        fputs(location, stdout);
+    else
+        printf("0x%llx", (unsigned long long)site);
+}
+
+static void print_site_races(const char *prefix, const rp_bt_reader *reader, race_lines *r)
+{
+    if (r->count > 1)
+        qsort(r->lines, r->count, sizeof *r->lines, compare_site_lines);
+    for (size_t i = 0; i < r->count; i++) {
+        const race_line *l = &r->lines[i];
+        if (i > 0 && compare_site_lines(l, &r->lines[i - 1]) == 0)
+            continue;
+        printf("%s%s %c ", prefix, l->detector_name, l->first_write ? 'w' : 'r');
+        print_site(reader, l->first);
+        printf(" | %c ", l->second_write ? 'w' : 'r');
+        print_site(reader, l->second);
+        putchar('\n');
+    }
+}
+
+/* Streams the events of a binary trace through the detectors.  Returns
+ * false (message on stderr) if the trace is malformed; nothing is
+ * printed then. */
+static bool run_binary(const options *opt, const char *path, const char *prefix,
+                       const char *data, size_t len)
+{
+    race_lines races = { opt->detectors, NULL, 0, 0 };
+    rp_detector_env env = { collect_race, &races, opt->all_pairs };
+    rp_bt_reader reader;
+    rp_bt_status status = RP_BT_ERROR;
+    if (rp_bt_reader_init(&reader, data, len)) {
+        rp_engine *eng = rp_engine_create(opt->detectors, &env, NULL);
+        rp_event e;
+        while ((status = rp_bt_next(&reader, &e)) == RP_BT_EVENT)
+            rp_engine_event(eng, &e);
+        if (status == RP_BT_END)
+            rp_engine_finish(eng);
+        rp_engine_destroy(eng);
+    }
+    if (status == RP_BT_END)
+        print_site_races(prefix, &reader, &races);
+    else
+        fprintf(stderr, "%s: offset %zu: %s\n", path, reader.err_offset, reader.message);
+    rp_bt_reader_free(&reader);
+    rp_free(races.lines);
+    return status == RP_BT_END;
+}
+
 /* Returns false if the file could not be read or parsed. */
 static bool analyze_file(const options *opt, const char *path, bool prefix_lines)
 {
@@ -240,18 +322,23 @@ static bool analyze_file(const options *opt, const char *path, bool prefix_lines
         fprintf(stderr, "%s: %s\n", path, strerror(errno));
         return false;
     }
+    char *prefix = malloc(strlen(path) + 3);
+    sprintf(prefix, "%s%s", prefix_lines ? path : "", prefix_lines ? ": " : "");
+    if (rp_bt_is_binary(text, len)) {
+        bool ok = run_binary(opt, path, prefix, text, len);
+        free(text);
+        free(prefix);
+        return ok;
+    }
     rp_trace trace;
     rp_trace_error err;
     bool ok = rp_trace_parse(text, len, &trace, &err);
     free(text);
     if (!ok) {
         fprintf(stderr, "%s:%u: %s\n", path, err.line, err.message);
+        free(prefix);
         return false;
     }
-    char *prefix = malloc(strlen(path) + 3);
-    sprintf(prefix, "%s", prefix_lines ? path : "");
-    if (prefix_lines)
-        strcat(prefix, ": ");
     run_trace(opt, prefix, &trace);
     free(prefix);
     rp_trace_free(&trace);
