@@ -53,6 +53,11 @@
 /* Registers the error-manager callbacks; call from pre_clo_init. */
 void rp_errors_init(void);
 
+/* --show-unconfirmed: report predicted races that no witness confirmed. */
+extern Bool rp_errors_show_unconfirmed;
+/* Predicted races without a witness seen so far (shown or not). */
+extern ULong rp_errors_unconfirmed;
+
 /* The engine's report function (rp_race_fn); ctx is unused. */
 void rp_errors_report(void *ctx, const rp_race *race);
 

@@ -68,6 +68,8 @@ static Bool process_option(const HChar *arg)
     } else if VG_STR_CLO(arg, "--record-trace", value) {
         if (!rp_record_open(value))
             VG_(fmsg_bad_option)(arg, "cannot create the file\n");
+    } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
+                          rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
         if (!rp_filter_set(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
@@ -87,6 +89,9 @@ static void print_usage(void)
     for (i = 0; i < rp_detector_count(); i++)
         VG_(printf)("        %-8s %s\n", rp_detector_at(i)->name,
                     rp_detector_at(i)->summary);
+    VG_(printf)(
+"    --show-unconfirmed=no|yes   also report predicted races that no witness\n"
+"                              confirms, marked unconfirmed [no]\n");
     VG_(printf)(
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"
@@ -120,6 +125,10 @@ static void fini(Int exitcode)
     rp_record_finish();
     rp_sarif_finish();
     rp_clientreq_check_preload();
+    if (rp_errors_unconfirmed > 0 && !rp_errors_show_unconfirmed && !VG_(clo_xml))
+        VG_(umsg)("racepred: %llu predicted race reports not shown: no witness "
+                  "confirms them (--show-unconfirmed=yes shows them)\n",
+                  rp_errors_unconfirmed);
     if (VG_(clo_verbosity) > 1)
         VG_(umsg)("racepred: %llu events from %u threads\n",
                   (ULong)rp_engine_event_count(rp_tool_engine),
