@@ -12,6 +12,7 @@ extern const rp_detector_ops rp_det_lockset;
 extern const rp_detector_ops rp_det_wcp;
 extern const rp_detector_ops rp_det_dc;
 extern const rp_detector_ops rp_det_wdc;
+extern const rp_detector_ops rp_det_syncp;
 
 static const rp_detector_ops *const detectors[] = {
     &rp_det_hb,
@@ -20,6 +21,7 @@ static const rp_detector_ops *const detectors[] = {
     &rp_det_wcp,
     &rp_det_dc,
     &rp_det_wdc,
+    &rp_det_syncp,
 };
 
 #define DETECTOR_COUNT (sizeof detectors / sizeof detectors[0])
