@@ -16,6 +16,11 @@
 #                       "suppressed: N" with N > 0); --gen-suppressions=all
 #                       output, saved to a file, silences racy_heap;
 #   XML                 --xml=yes gives a complete document with Race errors;
+#   SARIF               --sarif-file passes check_sarif.py with one result
+#                       per reported race (none when race-free/suppressed);
+#   recorded traces     racepred-analyze --all-pairs=no on a --record-trace
+#                       recording reports the code-location pairs the tool
+#                       reported online; a truncated recording is rejected;
 #   options             --bogus and --detector=nope stop Valgrind with a
 #                       non-zero exit code and a line naming the problem;
 #   preload             a tool directory without the preload makes the tool
@@ -178,6 +183,84 @@ if grep -q 'preload vgpreload_racepred was not loaded' "$tmp/err"; then
     pass "missing preload is reported"
 else
     fail "missing preload went unnoticed"
+    cat "$tmp/err"
+fi
+
+# SARIF: one result per race of the text report (both runs print the same
+# errors), none for a race-free or fully suppressed run.
+if command -v python3 >/dev/null 2>&1; then
+    check_sarif() {   # name, program, options...
+        name=$1 prog=$2
+        shift 2
+        run_tool -q --sarif-file="$tmp/races.sarif" "$@" "$progs/$prog"
+        n=$(grep -c 'Data race (' "$tmp/err")
+        if python3 "$top_srcdir/tests/programs/check_sarif.py" "$tmp/races.sarif" "$n" >"$tmp/sarif.log"; then
+            pass "$name: SARIF valid, $n results"
+        else
+            fail "$name: SARIF check"
+            cat "$tmp/sarif.log"
+        fi
+    }
+    for p in $racy; do check_sarif "$p" "$p"; done
+    check_sarif "mutex_counter (race-free)" mutex_counter
+    check_sarif "racy_counter suppressed" racy_counter \
+        --suppressions="$top_srcdir/tests/programs/known_race.supp"
+else
+    echo "SKIP: SARIF checks need python3"
+fi
+
+# The racy code-location pairs of a text report: "K prev | K current".
+report_pairs() {
+    sed -e 's/^==[0-9]*== //' "$1" | awk '
+        /^Data race \(/ { cur_kind = ($0 ~ / during write /) ? "w" : "r"; want = "cur"; next }
+        /^This conflicts with a previous / { prev_kind = ($0 ~ / previous write /) ? "w" : "r"; want = "prev"; next }
+        /^   at 0x/ && want != "" {
+            loc = $0; sub(/^   at 0x[0-9A-Fa-f]*: /, "", loc)
+            if (want == "cur") cur = loc
+            else print prev_kind " " loc " | " cur_kind " " cur
+            want = ""
+        }' | sort -u
+}
+
+# --record-trace: racepred-analyze finds offline the pairs the tool reported.
+for p in racy_counter racy_heap racy_bytes; do
+    run_tool -q --record-trace="$tmp/$p.rpt" "$progs/$p"
+    report_pairs "$tmp/err" >"$tmp/online"
+    "$top_builddir/racepred-analyze" --detector=hb --all-pairs=no "$tmp/$p.rpt" \
+        >"$tmp/offline.raw" 2>"$tmp/offline.err"
+    arc=$?
+    sed -e 's/^hb //' "$tmp/offline.raw" | sort -u >"$tmp/offline"
+    if [ "$arc" -eq 0 ] && [ -s "$tmp/online" ] && cmp -s "$tmp/online" "$tmp/offline"; then
+        pass "$p: recorded trace gives the online races offline ($(wc -l <"$tmp/online") pairs)"
+    else
+        fail "$p: recorded trace (analyze exit $arc)"
+        diff "$tmp/online" "$tmp/offline"
+        cat "$tmp/offline.err"
+    fi
+done
+run_tool -q --record-trace="$tmp/free.rpt" "$progs/mutex_counter"
+if "$top_builddir/racepred-analyze" --detector=hb --all-pairs=no "$tmp/free.rpt" >"$tmp/offline" &&
+   [ ! -s "$tmp/offline" ]; then
+    pass "mutex_counter: recorded trace race-free offline"
+else
+    fail "mutex_counter: recorded trace"
+    cat "$tmp/offline"
+fi
+head -c 200 "$tmp/racy_counter.rpt" >"$tmp/truncated.rpt"
+"$top_builddir/racepred-analyze" "$tmp/truncated.rpt" >/dev/null 2>"$tmp/offline.err"
+arc=$?
+if [ "$arc" -eq 1 ] && grep -q "truncated.rpt: offset [0-9]*: " "$tmp/offline.err"; then
+    pass "truncated recording rejected: $(cat "$tmp/offline.err")"
+else
+    fail "truncated recording: exit $arc"
+    cat "$tmp/offline.err"
+fi
+run_tool --record-trace=/nonexistent/dir/t.rpt "$progs/mutex_counter"
+if [ "$rc" -ne 0 ] && grep -q "Bad option: --record-trace" "$tmp/err" &&
+   grep -q "cannot create the file" "$tmp/err"; then
+    pass "--record-trace to an impossible path rejected"
+else
+    fail "--record-trace to an impossible path: exit $rc"
     cat "$tmp/err"
 fi
 
