@@ -1,0 +1,240 @@
+/* test_bintrace.c — binary recorded traces (racepred/core/rp_bintrace.h):
+ * random event sequences survive an encode/decode round trip with their
+ * site and thread tables; a small valid trace cut at every offset, bytes
+ * flipped in it, and random garbage are rejected with an offset and a
+ * message, never a crash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rp_bintrace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} bytes;
+
+static void to_bytes(void *ctx, const uint8_t *data, size_t len)
+{
+    bytes *b = ctx;
+    if (b->len + len > b->cap) {
+        b->cap = (b->len + len) * 2;
+        b->data = realloc(b->data, b->cap);
+        assert_non_null(b->data);
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* A random stream in the tool's shape: threads appear densely (a FORK
+ * names the next one), any kind, sizes common and odd, any obj and site. */
+static rp_event *random_events(size_t n, uint32_t *n_threads)
+{
+    static const uint32_t sizes[] = { 0, 1, 2, 4, 8, 16, 32, 3, 4096, UINT32_MAX };
+    rp_event *ev = calloc(n, sizeof *ev);
+    *n_threads = 1;
+    for (size_t i = 0; i < n; i++) {
+        ev[i].id = i + 1;
+        ev[i].tid = (rp_tid_t)(rnd() % *n_threads);
+        ev[i].kind = (uint8_t)(rnd() % RP_EV_KIND_COUNT);
+        ev[i].size = sizes[rnd() % 10];
+        ev[i].obj = rnd() % 4 == 0 ? rnd() : 0x4000000 + rnd() % 4096;
+        ev[i].site = rnd() % 3 == 0 ? 0 : 0x108000 + rnd() % 512;
+        if (ev[i].kind == RP_EV_FORK)
+            ev[i].obj = (*n_threads)++;
+        else if (ev[i].kind == RP_EV_JOIN && *n_threads > 1)
+            ev[i].obj = (ev[i].tid + 1) % *n_threads;
+        else if (ev[i].kind == RP_EV_JOIN)
+            ev[i].kind = RP_EV_READ;
+    }
+    return ev;
+}
+
+typedef struct {
+    rp_bt_encoder *enc;
+} site_ctx;
+
+static void write_site(void *ctx, uint64_t site)
+{
+    char location[64];
+    snprintf(location, sizeof location, "fn_%llx (file.c:%llu)",
+             (unsigned long long)site, (unsigned long long)(site % 1000));
+    rp_bt_encode_site(ctx, site, location);
+}
+
+static bytes encode(const rp_event *ev, size_t n, uint32_t n_threads)
+{
+    bytes b = { NULL, 0, 0 };
+    rp_bt_encoder enc;
+    rp_bt_encoder_init(&enc, to_bytes, &b);
+    for (size_t i = 0; i < n; i++)
+        rp_bt_encode_event(&enc, &ev[i]);
+    rp_bt_encoder_sites(&enc, write_site, &enc);
+    for (uint32_t t = 0; t < n_threads && t < enc.n_threads; t++)
+        rp_bt_encode_thread(&enc, t, t == 0 ? "the root thread" : "created at main (x.c:1)");
+    rp_bt_encoder_finish(&enc);
+    rp_bt_encoder_free(&enc);
+    return b;
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 50; round++) {
+        size_t n = (size_t)(rnd() % 5000);
+        uint32_t n_threads;
+        rp_event *ev = random_events(n, &n_threads);
+        bytes b = encode(ev, n, n_threads);
+        rp_bt_reader r;
+        rp_event e;
+        assert_true(rp_bt_is_binary(b.data, b.len));
+        assert_true(rp_bt_reader_init(&r, b.data, b.len));
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(rp_bt_next(&r, &e), RP_BT_EVENT);
+            assert_int_equal(e.id, ev[i].id);
+            assert_int_equal(e.kind, ev[i].kind);
+            assert_int_equal(e.tid, ev[i].tid);
+            assert_int_equal(e.size, ev[i].size);
+            assert_int_equal(e.obj, ev[i].obj);
+            assert_int_equal(e.site, ev[i].site);
+        }
+        assert_int_equal(rp_bt_next(&r, &e), RP_BT_END);
+        for (size_t i = 0; i < n; i++) {
+            char want[64];
+            if (ev[i].site == 0)
+                continue;
+            snprintf(want, sizeof want, "fn_%llx (file.c:%llu)",
+                     (unsigned long long)ev[i].site,
+                     (unsigned long long)(ev[i].site % 1000));
+            assert_string_equal(rp_bt_site_location(&r, ev[i].site), want);
+        }
+        if (n > 0)
+            assert_string_equal(rp_bt_thread_description(&r, 0), "the root thread");
+        rp_bt_reader_free(&r);
+        free(b.data);
+        free(ev);
+    }
+}
+
+/* Reads a whole trace; true if it was accepted.  An error must carry an
+ * offset inside the input and a message. */
+static bool read_all(const uint8_t *data, size_t len)
+{
+    rp_bt_reader r;
+    rp_event e;
+    rp_bt_status s = RP_BT_ERROR;
+    if (rp_bt_reader_init(&r, data, len))
+        while ((s = rp_bt_next(&r, &e)) == RP_BT_EVENT)
+            ;
+    if (s == RP_BT_ERROR) {
+        assert_true(r.err_offset <= len);
+        assert_true(r.message[0] != '\0');
+    }
+    rp_bt_reader_free(&r);
+    return s == RP_BT_END;
+}
+
+static void test_truncated_at_every_offset(void **state)
+{
+    uint32_t n_threads;
+    rp_event *ev = random_events(200, &n_threads);
+    bytes b = encode(ev, 200, n_threads);
+    (void)state;
+    assert_true(read_all(b.data, b.len));
+    for (size_t cut = 0; cut < b.len; cut++) {
+        uint8_t *copy = malloc(cut + 1);   /* exact size: overreads show in valgrind/asan */
+        memcpy(copy, b.data, cut);
+        assert_false(read_all(copy, cut));
+        free(copy);
+    }
+    free(b.data);
+    free(ev);
+}
+
+static void test_flipped_bytes_never_crash(void **state)
+{
+    uint32_t n_threads;
+    rp_event *ev = random_events(300, &n_threads);
+    bytes b = encode(ev, 300, n_threads);
+    (void)state;
+    for (int i = 0; i < 20000; i++) {
+        uint8_t *copy = malloc(b.len);
+        memcpy(copy, b.data, b.len);
+        for (int k = 0; k < 1 + (int)(rnd() % 4); k++)
+            copy[rnd() % b.len] ^= (uint8_t)(1u << (rnd() % 8));
+        read_all(copy, b.len);
+        free(copy);
+    }
+    free(b.data);
+    free(ev);
+}
+
+static void test_garbage(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 20000; i++) {
+        size_t len = (size_t)(rnd() % 300);
+        uint8_t *g = malloc(len + RP_BT_MAGIC_LEN + 1);
+        size_t off = i % 2 == 0 ? RP_BT_MAGIC_LEN + 1 : 0;
+        memcpy(g, RP_BT_MAGIC "\x01", RP_BT_MAGIC_LEN + 1);
+        for (size_t k = 0; k < len; k++)
+            g[off + k] = (uint8_t)rnd();
+        assert_false(read_all(g, off + len));
+        free(g);
+    }
+}
+
+static void test_specific_errors(void **state)
+{
+    static const uint8_t overlong[] = "\x89RPTRACE\x01\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01";
+    static const uint8_t huge_string[] = "\x89RPTRACE\x01\x0f\x01\xff\xff\xff\xff\x0f";
+    static const uint8_t new_thread_2[] = "\x89RPTRACE\x01\x10\x02\x00\x00";
+    static const uint8_t bad_version[] = "\x89RPTRACE\x07";
+    rp_bt_reader r;
+    rp_event e;
+    (void)state;
+    assert_true(rp_bt_reader_init(&r, overlong, sizeof overlong - 1));
+    assert_int_equal(rp_bt_next(&r, &e), RP_BT_ERROR);
+    assert_non_null(strstr(r.message, "64 bits"));
+    rp_bt_reader_free(&r);
+    assert_true(rp_bt_reader_init(&r, huge_string, sizeof huge_string - 1));
+    assert_int_equal(rp_bt_next(&r, &e), RP_BT_ERROR);
+    assert_non_null(strstr(r.message, "runs past the end"));
+    assert_int_equal(r.err_offset, 11);
+    rp_bt_reader_free(&r);
+    assert_true(rp_bt_reader_init(&r, new_thread_2, sizeof new_thread_2 - 1));
+    assert_int_equal(rp_bt_next(&r, &e), RP_BT_ERROR);
+    assert_string_equal(r.message, "thread 2 appears before thread 0");
+    rp_bt_reader_free(&r);
+    assert_false(rp_bt_reader_init(&r, bad_version, sizeof bad_version - 1));
+    assert_string_equal(r.message, "unsupported version 7");
+    rp_bt_reader_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_truncated_at_every_offset),
+        cmocka_unit_test(test_flipped_bytes_never_crash),
+        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_specific_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
