@@ -1,7 +1,8 @@
 /* racepred_analyze.c — racepred-analyze: runs racepred's detectors offline
  * on text traces (docs/trace-format.md).
  *
- *   racepred-analyze [--detector=LIST] [--all-pairs=yes|no] [--help] FILE...
+ *   racepred-analyze [--detector=LIST] [--all-pairs=yes|no] [--confirm=yes|no]
+ *                    [--witness=yes|no] [--help] FILE...
  *
  * Output, one line per race pair, sorted by detector (in LIST order), then
  * by positions, without duplicates:
@@ -12,6 +13,11 @@
  * `br` lines counted), <var> the variable name, then the kind and thread
  * (as written in the file, e.g. T1) of event i and of event j.  With more
  * than one FILE every line is prefixed by "FILE: ".
+ *
+ * Text traces only: --confirm=yes appends " confirmed" or " unconfirmed"
+ * to each line (a sync-preserving witness was built and passed the shared
+ * validator, rp_spclosure.h / rp_witness.h); --witness=yes prints the
+ * compact witness (or why there is none) on an indented line below.
  *
  * Binary traces recorded by the tool (--record-trace, rp_bintrace.h) are
  * recognised by their magic; their lines name the two code locations
@@ -26,7 +32,9 @@
 #include "rp_bintrace.h"
 #include "rp_engine.h"
 #include "rp_shim.h"
+#include "rp_spclosure.h"
 #include "rp_trace.h"
+#include "rp_witness.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +46,7 @@
 typedef struct options {
     const char *detectors;
     bool all_pairs;
+    bool confirm, witness;
     int first_file;
 } options;
 
@@ -45,6 +54,7 @@ typedef struct race_line {
     unsigned detector;      /* position in the --detector list */
     const char *detector_name;
     uint64_t first, second;
+    uint64_t first_id, second_id;
     uint64_t addr;
     rp_tid_t first_tid, second_tid;
     bool first_write, second_write;
@@ -66,6 +76,11 @@ static void print_help(void)
            "  --all-pairs=yes|no  yes (default): report every race pair of the relation;\n"
            "                      no: report what the Valgrind tool reports online\n"
            "                      (at least one earlier partner per racy access)\n"
+           "  --confirm=yes|no    yes: mark each pair of a text trace \"confirmed\" (a\n"
+           "                      sync-preserving witness passed the validator) or\n"
+           "                      \"unconfirmed\" (default: no)\n"
+           "  --witness=yes|no    yes: print each pair's witness compactly below it\n"
+           "                      (text traces; default: no)\n"
            "  --help              this text\n"
            "\n"
            "Detectors:\n");
@@ -104,6 +119,7 @@ static int parse_options(int argc, char **argv, options *opt)
 {
     opt->detectors = "hb";
     opt->all_pairs = true;
+    opt->confirm = opt->witness = false;
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         const char *arg = argv[i];
@@ -117,6 +133,10 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->detectors = arg + 11;
         } else if (strcmp(arg, "--all-pairs=yes") == 0 || strcmp(arg, "--all-pairs=no") == 0) {
             opt->all_pairs = arg[12] == 'y';
+        } else if (strcmp(arg, "--confirm=yes") == 0 || strcmp(arg, "--confirm=no") == 0) {
+            opt->confirm = arg[10] == 'y';
+        } else if (strcmp(arg, "--witness=yes") == 0 || strcmp(arg, "--witness=no") == 0) {
+            opt->witness = arg[10] == 'y';
         } else {
             return usage_error("unknown option", arg);
         }
@@ -193,6 +213,8 @@ static void collect_race(void *ctx, const rp_race *race)
     l->detector_name = race->detector;
     l->first = race->first.site;
     l->second = race->second.site;
+    l->first_id = race->first.id;
+    l->second_id = race->second.id;
     l->addr = race->first.addr;
     l->first_tid = race->first.tid;
     l->second_tid = race->second.tid;
@@ -212,8 +234,72 @@ static int compare_race_lines(const void *a, const void *b)
     return 0;
 }
 
-static void print_races(const char *prefix, const rp_trace *trace, race_lines *r)
+static const char *name_thread(void *ctx, rp_tid_t tid)
 {
+    const rp_trace *trace = ctx;
+    return tid < trace->n_threads ? trace->thread_names[tid] : NULL;
+}
+
+static const char *name_lock(void *ctx, uint64_t obj)
+{
+    const rp_trace *trace = ctx;
+    return obj < trace->n_locks ? trace->lock_names[obj] : NULL;
+}
+
+static const char *name_var(void *ctx, uint64_t addr)
+{
+    return rp_trace_var_name(ctx, addr);
+}
+
+/* --confirm / --witness: the sync-preserving closure, then the validator. */
+typedef struct confirmer {
+    const rp_trace *trace;
+    rp_spc *spc;
+    rp_wcheck *chk;
+    rp_witness w;
+    rp_witness_error err;
+} confirmer;
+
+static bool confirm_pair(confirmer *c, const race_line *l)
+{
+    uint32_t n = c->trace->n_events;
+    if (l->first_id == 0 || l->second_id == 0 || l->first_id > n || l->second_id > n) {
+        witness_clear(&c->w);
+        snprintf(c->err.message, sizeof c->err.message, "event ids outside the trace");
+        return false;
+    }
+    if (!witness_for_pair(c->spc, (uint32_t)l->first_id - 1, (uint32_t)l->second_id - 1,
+                          &c->w)) {
+        snprintf(c->err.message, sizeof c->err.message,
+                 "no sync-preserving reordering exists (the pair may still be predictable "
+                 "by reversing critical sections)");
+        return false;
+    }
+    return witness_check(c->chk, &c->w, &c->err);
+}
+
+static void print_witness(confirmer *c, const char *prefix, bool ok)
+{
+    char buf[1024];
+    rp_witness_names names = { name_thread, name_lock, name_var, (void *)c->trace };
+    if (!ok) {
+        printf("%s    witness: none: %s\n", prefix, c->err.message);
+        return;
+    }
+    size_t len = witness_format(c->trace->events, c->trace->n_events, &c->w, &names, buf,
+                                sizeof buf);
+    printf("%s    witness: %s%s\n", prefix, buf, len >= sizeof buf ? "..." : "");
+}
+
+static void print_races(const options *opt, const char *prefix, const rp_trace *trace,
+                        race_lines *r)
+{
+    confirmer c = { trace, NULL, NULL, { 0, 0, NULL, 0, 0 }, { 0, 0, 0, 0, "" } };
+    if (opt->confirm || opt->witness) {
+        c.spc = spc_create(trace->events, trace->n_events);
+        c.chk = wcheck_create(trace->events, trace->n_events);
+        witness_init(&c.w);
+    }
     if (r->count > 1)
         qsort(r->lines, r->count, sizeof *r->lines, compare_race_lines);
     for (size_t i = 0; i < r->count; i++) {
@@ -221,11 +307,20 @@ static void print_races(const char *prefix, const rp_trace *trace, race_lines *r
         if (i > 0 && compare_race_lines(l, &r->lines[i - 1]) == 0)
             continue;
         const char *var = rp_trace_var_name(trace, l->addr);
-        printf("%s%s %llu-%llu %s %c@%s %c@%s\n", prefix, l->detector_name,
+        printf("%s%s %llu-%llu %s %c@%s %c@%s", prefix, l->detector_name,
                (unsigned long long)l->first, (unsigned long long)l->second,
                var != NULL ? var : "?", l->first_write ? 'w' : 'r',
                trace->thread_names[l->first_tid], l->second_write ? 'w' : 'r',
                trace->thread_names[l->second_tid]);
+        bool ok = (opt->confirm || opt->witness) && confirm_pair(&c, l);
+        printf("%s\n", !opt->confirm ? "" : ok ? " confirmed" : " unconfirmed");
+        if (opt->witness)
+            print_witness(&c, prefix, ok);
+    }
+    if (c.spc != NULL) {
+        witness_free(&c.w);
+        wcheck_destroy(c.chk);
+        spc_destroy(c.spc);
     }
 }
 
@@ -238,7 +333,7 @@ static void run_trace(const options *opt, const char *prefix, rp_trace *trace)
         rp_engine_event(eng, &trace->events[i]);
     rp_engine_finish(eng);
     rp_engine_destroy(eng);
-    print_races(prefix, trace, &races);
+    print_races(opt, prefix, trace, &races);
     rp_free(races.lines);
 }
 
