@@ -21,15 +21,22 @@
  * Hence a racy access finds at least one earlier partner: if e || f and
  * e's byte b was evicted, the chain of evictions of b ends in a cell that is
  * still present at f, happens after e, and therefore is concurrent with f
- * and conflicts with it.  Different bytes of one granule never race.  The
- * first cell lives inline in the slot; the slot spills to an array only
- * when a second cell is needed.  Fast path (location mode): a one-granule
- * access whose slot holds exactly one cell, of the same thread and epoch,
- * covering M, and a write or met by a read, needs no work.  Such a cell is
- * the last access of the granule, so the skipped access has the same
- * earlier partners as the cell, which was reported for them; location mode
- * thus reports every racy access or an earlier one of the same thread and
- * epoch on the same bytes.
+ * and conflicts with it.  Different bytes of one granule never race.
+ *
+ * Layout: a slot holds its cells (24 bytes each) in an array from a pool of
+ * power-of-two size classes, and a summary: when every cell belongs to one
+ * thread t, the unions of the masks of t's cells (and of its write cells)
+ * of t's epoch at the last slow-path update.  Fast path (location mode): a
+ * one-granule access of t whose epoch is the summary's and whose bytes M
+ * the union covers (the write union, for a write) needs no work.  Nothing
+ * else is in the slot, so the access races with nothing (by the chain
+ * argument, a partner would leave a concurrent cell of another thread on
+ * M), and the covering cells, of the same thread and epoch, stand for it:
+ * every later access is ordered after them iff after it, and they are
+ * writes where it is.  So later accesses find the same racy bytes and the
+ * same partner threads as without the fast path (test_hb_random checks
+ * this on random traces); a reported partner may be an earlier access of
+ * the same thread and epoch on the same bytes.
  *
  * All-pairs mode (env->all_pairs) applies seed 000's technique (§5–6, Alg 3
  * with errata E1/E2 of the digest) to HB: each eviction adds an edge
@@ -58,24 +65,73 @@
 #define NO_INDEX UINT32_MAX
 #define PENDING_MAX 8
 
+/* One access as a granule remembers it, 24 bytes.  `bits` packs the
+ * reference (the event id in location mode, the index into
+ * hb_detector.events in all-pairs mode, where events[] keeps id and site),
+ * the write bit and the byte mask. */
 typedef struct hb_cell {
-    uint64_t id;
-    uint64_t site;
+    uint64_t bits;         /* ref (bits 0-54) | is_write << 55 | mask << 56 */
+    uint64_t site;         /* location mode only */
     rp_tid_t tid;
     uint32_t clock;
-    uint32_t event;        /* all-pairs: index into hb_detector.events */
-    uint8_t mask;          /* bytes of the granule; 0 = cell unused */
-    uint8_t is_write;
 } hb_cell;
 
-/* n_cells cells: `first`, then rest[0 .. n_cells - 1).  Every cell in use
- * has a non-zero mask. */
+#define CELL_REF_BITS 55
+#define CELL_REF_MAX (((uint64_t)1 << CELL_REF_BITS) - 1)
+#define CELL_WRITE ((uint64_t)1 << CELL_REF_BITS)
+#define CELL_MASK_SHIFT 56
+
+static inline uint64_t cell_ref(const hb_cell *c)
+{
+    return c->bits & CELL_REF_MAX;
+}
+
+static inline uint8_t cell_mask(const hb_cell *c)
+{
+    return (uint8_t)(c->bits >> CELL_MASK_SHIFT);
+}
+
+static inline bool cell_is_write(const hb_cell *c)
+{
+    return (c->bits & CELL_WRITE) != 0;
+}
+
+static inline void cell_set_mask(hb_cell *c, uint8_t mask)
+{
+    c->bits = (c->bits & ~((uint64_t)0xFF << CELL_MASK_SHIFT))
+              | (uint64_t)mask << CELL_MASK_SHIFT;
+}
+
+#define NO_OWNER UINT32_MAX
+
+/* A granule: n_cells cells (each with a non-zero mask) in an array of
+ * 2^cap_log from the cell pool, plus a summary for the fast path: if every
+ * cell belongs to thread `owner` (else owner is NO_OWNER), any_mask and
+ * write_mask are the unions of the masks of its cells (of its write cells)
+ * with clock `clock`.  A zero-filled slot is empty (masks 0: no fast path). */
 typedef struct hb_slot {
-    hb_cell first;
-    hb_cell *rest;
+    hb_cell *cells;
     uint32_t n_cells;
-    uint32_t cap_rest;
+    rp_tid_t owner;
+    uint32_t clock;
+    uint8_t any_mask;
+    uint8_t write_mask;
+    uint8_t cap_log;
 } hb_slot;
+
+/* Cell arrays of 2^k cells, k < POOL_CLASSES, come from free lists refilled
+ * from big blocks (no per-array header, no calls in the common case);
+ * larger ones from rp_malloc. */
+#define POOL_CLASSES 5
+#define POOL_BLOCK_BYTES ((size_t)256 << 10)
+
+typedef struct hb_pool {
+    void *free[POOL_CLASSES];
+    uint8_t *bump;
+    size_t bump_left;
+    void **blocks;
+    uint32_t n_blocks, cap_blocks;
+} hb_pool;
 
 typedef struct hb_lock {
     rp_vc released;        /* L(l): clock of the last exclusive release */
@@ -114,14 +170,22 @@ typedef struct hb_forget {
 
 /* A race of the current access, merged over the granules it spans. */
 typedef struct hb_pending_race {
-    hb_cell partner;
+    uint64_t partner_id;
+    uint64_t partner_site;
+    rp_tid_t partner_tid;
+    bool partner_is_write;
     uint64_t partner_lo, partner_hi;   /* partner's bytes seen, inclusive */
     uint64_t both_lo, both_hi;         /* shared bytes seen, inclusive */
 } hb_pending_race;
 
+/* Tests only: false when hb_create runs turns the location-mode fast path
+ * off, so that test_hb_random can compare both paths on the same traces. */
+bool rp_det_hb_fast_path = true;
+
 typedef struct hb_detector {
     rp_detector_env env;
-    bool fast_path;        /* location mode */
+    bool fast_path;        /* location mode, unless a test turns it off */
+    hb_pool pool;
     rp_shadow shadow;
     rp_vc *threads;
     uint32_t n_threads;
@@ -270,44 +334,92 @@ static void hb_sync_recv(void *self, const rp_event *e)
 
 /* ---- slots and cells ------------------------------------------------------ */
 
-static inline hb_cell *slot_cell(hb_slot *s, uint32_t i)
+static void *pool_alloc(hb_pool *p, uint32_t cap_log)
 {
-    return i == 0 ? &s->first : &s->rest[i - 1];
+    if (cap_log >= POOL_CLASSES)
+        return rp_malloc("rp.hb.cells", sizeof(hb_cell) << cap_log);
+    void *cells = p->free[cap_log];
+    if (cells != NULL) {
+        p->free[cap_log] = *(void **)cells;
+        return cells;
+    }
+    size_t bytes = sizeof(hb_cell) << cap_log;
+    if (p->bump_left < bytes) {
+        p->blocks = grow_for_one(p->blocks, p->n_blocks, &p->cap_blocks, sizeof(void *));
+        p->bump = rp_malloc("rp.hb.cells", POOL_BLOCK_BYTES);
+        p->blocks[p->n_blocks++] = p->bump;
+        p->bump_left = POOL_BLOCK_BYTES;
+    }
+    cells = p->bump;
+    p->bump += bytes;
+    p->bump_left -= bytes;
+    return cells;
 }
 
-static void slot_remove_cell(hb_slot *s, uint32_t i)
+static void pool_free(hb_pool *p, void *cells, uint32_t cap_log)
 {
-    uint32_t last = --s->n_cells;
-    if (i != last)
-        *slot_cell(s, i) = *slot_cell(s, last);
+    if (cap_log >= POOL_CLASSES) {
+        rp_free(cells);
+        return;
+    }
+    *(void **)cells = p->free[cap_log];
+    p->free[cap_log] = cells;
 }
 
-static void slot_add_cell(hb_slot *s, const hb_cell *c)
+static void pool_fini(hb_pool *p)
 {
-    if (s->n_cells != 0)
-        s->rest = grow_for_one(s->rest, s->n_cells - 1, &s->cap_rest, sizeof(hb_cell));
-    *slot_cell(s, s->n_cells++) = *c;
+    for (uint32_t i = 0; i < p->n_blocks; i++)
+        rp_free(p->blocks[i]);
+    rp_free(p->blocks);
+}
+
+/* Room for one more cell after the first n_cells. */
+static void slot_reserve_one(hb_pool *p, hb_slot *s)
+{
+    if (s->cells == NULL) {
+        s->cells = pool_alloc(p, 0);
+        s->cap_log = 0;
+        return;
+    }
+    if (s->n_cells < (uint32_t)1 << s->cap_log)
+        return;
+    rp_assert(s->cap_log < 31);
+    hb_cell *cells = pool_alloc(p, s->cap_log + 1u);
+    rp_memcpy(cells, s->cells, sizeof(hb_cell) * s->n_cells);
+    pool_free(p, s->cells, s->cap_log);
+    s->cells = cells;
+    s->cap_log++;
+}
+
+static void slot_release(hb_pool *p, hb_slot *s)
+{
+    if (s->cells != NULL)
+        pool_free(p, s->cells, s->cap_log);
+    s->cells = NULL;
+    s->n_cells = 0;
+    s->cap_log = 0;
+    s->any_mask = s->write_mask = 0;
 }
 
 /* Removes the bytes `mask` from every cell (RP_EV_FORGET, destroy). */
 static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
+    hb_detector *h = ctx;
     hb_slot *s = slot;
-    (void)ctx;
+    uint32_t kept = 0;
     (void)granule;
-    for (uint32_t i = 0; i < s->n_cells;) {
-        hb_cell *c = slot_cell(s, i);
-        c->mask &= (uint8_t)~mask;
-        if (c->mask == 0)
-            slot_remove_cell(s, i);
-        else
-            i++;
+    for (uint32_t i = 0; i < s->n_cells; i++) {
+        hb_cell c = s->cells[i];
+        cell_set_mask(&c, cell_mask(&c) & (uint8_t)~mask);
+        if (cell_mask(&c) != 0)
+            s->cells[kept++] = c;
     }
-    if (s->n_cells <= 1 && s->rest != NULL) {
-        rp_free(s->rest);
-        s->rest = NULL;
-        s->cap_rest = 0;
-    }
+    s->n_cells = kept;
+    /* The summary's unions lose exactly the forgotten bytes. */
+    s->any_mask &= (uint8_t)~mask;
+    s->write_mask &= (uint8_t)~mask;
+    if (kept == 0)
+        slot_release(&h->pool, s);
 }
 
 /* ---- races ------------------------------------------------------------------ */
@@ -346,9 +458,9 @@ static void flush_pending(hb_detector *h, const rp_event *e)
     rp_access second = { e->id, e->obj, e->site, e->tid, e->size, e->kind == RP_EV_WRITE };
     for (uint32_t i = 0; i < h->n_pending; i++) {
         const hb_pending_race *p = &h->pending[i];
-        rp_access first = { p->partner.id, p->partner_lo, p->partner.site, p->partner.tid,
+        rp_access first = { p->partner_id, p->partner_lo, p->partner_site, p->partner_tid,
                             (uint32_t)(p->partner_hi - p->partner_lo + 1),
-                            p->partner.is_write };
+                            p->partner_is_write };
         report_race(h, &first, &second, p->both_lo, p->both_hi - p->both_lo + 1);
     }
     h->n_pending = 0;
@@ -362,17 +474,20 @@ static void note_race(hb_detector *h, const rp_event *e, uint64_t granule,
     uint64_t base = granule << RP_SHADOW_GRANULE_BITS;
     hb_pending_race *p = NULL;
     for (uint32_t i = 0; i < h->n_pending && p == NULL; i++)
-        if (h->pending[i].partner.id == c->id && h->pending[i].partner.tid == c->tid)
+        if (h->pending[i].partner_id == cell_ref(c) && h->pending[i].partner_tid == c->tid)
             p = &h->pending[i];
     if (p == NULL) {
         if (h->n_pending == PENDING_MAX)
             flush_pending(h, e);
         p = &h->pending[h->n_pending++];
-        p->partner = *c;
+        p->partner_id = cell_ref(c);
+        p->partner_site = c->site;
+        p->partner_tid = c->tid;
+        p->partner_is_write = cell_is_write(c);
         p->partner_lo = p->both_lo = UINT64_MAX;
         p->partner_hi = p->both_hi = 0;
     }
-    uint64_t lo = base + lowest_byte(c->mask), hi = base + highest_byte(c->mask);
+    uint64_t lo = base + lowest_byte(cell_mask(c)), hi = base + highest_byte(cell_mask(c));
     p->partner_lo = lo < p->partner_lo ? lo : p->partner_lo;
     p->partner_hi = hi > p->partner_hi ? hi : p->partner_hi;
     lo = base + lowest_byte(both);
@@ -437,36 +552,63 @@ typedef struct hb_access {
     bool is_write;
 } hb_access;
 
+/* One granule of an access: races with the concurrent conflicting cells,
+ * eviction of the bytes `mask` from the ordered cells (all of them for a
+ * write, reads only for a read), the access's own cell appended; the kept
+ * cells are compacted in order and the summary recomputed in the same
+ * pass. */
 static void access_granule_slow(hb_detector *h, const hb_access *a, hb_slot *s,
                                 uint64_t granule, uint8_t mask)
 {
-    for (uint32_t i = 0; i < s->n_cells;) {
-        hb_cell *c = slot_cell(s, i);
-        uint8_t both = c->mask & mask;
+    rp_tid_t tid = a->e->tid;
+    bool all_mine = true;
+    uint8_t any = mask, written = a->is_write ? mask : 0;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < s->n_cells; i++) {
+        hb_cell *c = &s->cells[i];
+        uint8_t cmask = cell_mask(c);
+        uint8_t both = cmask & mask;
         if (both == 0) {
-            i++;
+            /* untouched */
         } else if (c->clock > vc_get(a->th, c->tid)) {
-            if (c->tid != a->e->tid && (a->is_write || c->is_write)) {
+            if (c->tid != tid && (a->is_write || cell_is_write(c))) {
                 if (h->env.all_pairs)
-                    add_conc_pair(h, c->event, a->event, a->th);
+                    add_conc_pair(h, (uint32_t)cell_ref(c), a->event, a->th);
                 else
                     note_race(h, a->e, granule, c, both);
             }
-            i++;
-        } else if (a->is_write || !c->is_write) {
+        } else if (a->is_write || !cell_is_write(c)) {
             if (h->env.all_pairs)
-                add_edge(h, c->event, a->event);
-            c->mask &= (uint8_t)~mask;
-            if (c->mask == 0)
-                slot_remove_cell(s, i);
-            else
-                i++;
-        } else {
-            i++;
+                add_edge(h, (uint32_t)cell_ref(c), a->event);
+            cmask &= (uint8_t)~mask;
+            if (cmask == 0)
+                continue;
+            cell_set_mask(c, cmask);
         }
+        if (c->tid != tid) {
+            all_mine = false;
+        } else if (c->clock == a->clock) {
+            any |= cmask;
+            if (cell_is_write(c))
+                written |= cmask;
+        }
+        if (kept != i)
+            s->cells[kept] = *c;
+        kept++;
     }
-    hb_cell cell = { a->e->id, a->e->site, a->e->tid, a->clock, a->event, mask, a->is_write };
-    slot_add_cell(s, &cell);
+    s->n_cells = kept;
+    slot_reserve_one(&h->pool, s);
+    hb_cell *cell = &s->cells[s->n_cells++];
+    uint64_t ref = h->env.all_pairs ? a->event : a->e->id;
+    rp_assert(ref <= CELL_REF_MAX);
+    cell->bits = ref | (a->is_write ? CELL_WRITE : 0) | (uint64_t)mask << CELL_MASK_SHIFT;
+    cell->site = a->e->site;
+    cell->tid = tid;
+    cell->clock = a->clock;
+    s->owner = all_mine ? tid : NO_OWNER;
+    s->clock = a->clock;
+    s->any_mask = any;
+    s->write_mask = written;
 }
 
 static void access_granule(hb_detector *h, const hb_access *a, uint64_t granule, uint8_t mask)
@@ -503,20 +645,20 @@ static void access_general(hb_detector *h, const rp_event *e, bool is_write)
         flush_pending(h, e);
 }
 
-/* The fast path: a one-granule access whose slot holds exactly one cell of
- * the same thread and epoch that covers it and is a write or meets a read.
- * Disabled in all-pairs mode, where every access is an event of the graph. */
+/* The fast path: a one-granule access to a slot whose cells all belong to
+ * the accessing thread, whose bytes are covered by the cells of the current
+ * epoch (by its write cells, for a write).  Disabled in all-pairs mode,
+ * where every access is an event of the graph. */
 static inline void hb_access_event(hb_detector *h, const rp_event *e, bool is_write)
 {
     rp_tid_t tid = e->tid;
     uint32_t offset = (uint32_t)(e->obj & (RP_SHADOW_GRANULE_SIZE - 1));
     const hb_slot *s = shadow_slot_if_cached(&h->shadow, e->obj >> RP_SHADOW_GRANULE_BITS);
-    if (s != NULL && tid < h->n_threads && e->size - 1 < RP_SHADOW_GRANULE_SIZE - offset
+    if (s != NULL && s->owner == tid && e->size - 1 < RP_SHADOW_GRANULE_SIZE - offset
         && h->fast_path) {
         uint8_t mask = (uint8_t)(((1u << e->size) - 1) << offset);
-        if (s->n_cells == 1 && s->first.tid == tid
-            && s->first.clock == h->threads[tid].clock[tid]
-            && (s->first.mask & mask) == mask && (s->first.is_write || !is_write))
+        uint8_t covered = is_write ? s->write_mask : s->any_mask;
+        if ((mask & ~covered) == 0 && s->clock == h->threads[tid].clock[tid])
             return;
     }
     access_general(h, e, is_write);
@@ -671,7 +813,7 @@ static void *hb_create(const rp_detector_env *env)
 {
     hb_detector *h = rp_calloc("rp.hb", 1, sizeof *h);
     h->env = *env;
-    h->fast_path = !env->all_pairs;
+    h->fast_path = !env->all_pairs && rp_det_hb_fast_path;
     shadow_init(&h->shadow, sizeof(hb_slot));
     u64map_init(&h->locks);
     u64map_init(&h->sync_objects);
@@ -703,6 +845,7 @@ static void hb_destroy(void *self)
         return;
     shadow_for_each(&h->shadow, slot_forget, h);
     shadow_fini(&h->shadow);
+    pool_fini(&h->pool);
     for (uint32_t t = 0; t < h->n_threads; t++)
         vc_free(&h->threads[t]);
     rp_free(h->threads);

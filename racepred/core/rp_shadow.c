@@ -6,13 +6,20 @@
 /* No chunk number reaches this: granules have 61 bits, chunks 48. */
 #define NO_CHUNK UINT64_MAX
 
+static void cache_clear(rp_shadow *s)
+{
+    for (uint32_t i = 0; i < RP_SHADOW_CACHE_ENTRIES; i++) {
+        s->cache[i].chunk = NO_CHUNK;
+        s->cache[i].slots = NULL;
+    }
+}
+
 void shadow_init(rp_shadow *s, size_t slot_size)
 {
     rp_assert(slot_size > 0);
-    s->cached_chunk = NO_CHUNK;
-    s->cached_slots = NULL;
     s->slot_size = slot_size;
     u64map_init(&s->chunks);
+    cache_clear(s);
 }
 
 static void free_chunk(void *ctx, uint64_t chunk, void *slots)
@@ -26,8 +33,7 @@ void shadow_fini(rp_shadow *s)
 {
     u64map_for_each(&s->chunks, free_chunk, NULL);
     u64map_free(&s->chunks);
-    s->cached_chunk = NO_CHUNK;
-    s->cached_slots = NULL;
+    cache_clear(s);
 }
 
 rp_shadow *shadow_create(size_t slot_size)
@@ -58,16 +64,18 @@ void *shadow_slot_slow(rp_shadow *s, uint64_t granule)
         slots = rp_calloc("rp.shadow.chunk", RP_SHADOW_CHUNK_GRANULES, s->slot_size);
         u64map_put(&s->chunks, chunk, slots);
     }
-    s->cached_chunk = chunk;
-    s->cached_slots = slots;
+    rp_shadow_cache_entry *c = shadow_cache_entry(s, chunk);
+    c->chunk = chunk;
+    c->slots = slots;
     return slot_in(s, slots, granule);
 }
 
 void *shadow_find(rp_shadow *s, uint64_t granule)
 {
     uint64_t chunk = granule >> RP_SHADOW_CHUNK_BITS;
-    if (chunk == s->cached_chunk)
-        return slot_in(s, s->cached_slots, granule);
+    const rp_shadow_cache_entry *c = shadow_cache_entry(s, chunk);
+    if (chunk == c->chunk)
+        return slot_in(s, c->slots, granule);
     uint8_t *slots = u64map_get(&s->chunks, chunk);
     return slots == NULL ? NULL : slot_in(s, slots, granule);
 }

@@ -9,8 +9,11 @@
  * Layout: two levels.  The address space is cut into chunks of
  * 2^RP_SHADOW_CHUNK_BITS granules (64 KiB of client memory); a hash map
  * (rp_u64map) from chunk number to a lazily allocated array of slots is the
- * first level.  A one-entry cache of the last chunk makes the common lookup a
- * compare, a mask and a multiply-add (shadow_slot is inline).
+ * first level.  A direct-mapped cache of RP_SHADOW_CACHE_ENTRIES chunks,
+ * indexed by the low bits of the chunk number, makes the common lookup a
+ * load, a compare and a multiply-add (shadow_slot is inline); several
+ * entries because clients interleave stack, heap and static data, which a
+ * one-entry cache turns into a hash lookup on most switches.
  *
  * Slots may own memory (e.g. spilled arrays); the shadow does not know, so
  * clearing and iteration go through a callback of the owner, and the owner
@@ -29,13 +32,23 @@
 #define RP_SHADOW_GRANULE_SIZE (1u << RP_SHADOW_GRANULE_BITS)
 #define RP_SHADOW_CHUNK_BITS 13
 #define RP_SHADOW_CHUNK_GRANULES ((uint64_t)1 << RP_SHADOW_CHUNK_BITS)
+#define RP_SHADOW_CACHE_ENTRIES 64u
+
+typedef struct rp_shadow_cache_entry {
+    uint64_t chunk;            /* chunk number of slots; impossible value if none */
+    uint8_t *slots;
+} rp_shadow_cache_entry;
 
 typedef struct rp_shadow {
-    uint64_t cached_chunk;     /* chunk number of cached_slots; impossible value if none */
-    uint8_t *cached_slots;
     size_t slot_size;
     rp_u64map chunks;          /* chunk number → slot array */
+    rp_shadow_cache_entry cache[RP_SHADOW_CACHE_ENTRIES];   /* by chunk % entries */
 } rp_shadow;
+
+static inline rp_shadow_cache_entry *shadow_cache_entry(const rp_shadow *s, uint64_t chunk)
+{
+    return (rp_shadow_cache_entry *)&s->cache[chunk & (RP_SHADOW_CACHE_ENTRIES - 1)];
+}
 
 rp_shadow *shadow_create(size_t slot_size);
 void shadow_destroy(rp_shadow *s);
@@ -50,18 +63,20 @@ void *shadow_slot_slow(rp_shadow *s, uint64_t granule);
 /* Slot of a granule: lookup-or-create.  Never NULL. */
 static inline void *shadow_slot(rp_shadow *s, uint64_t granule)
 {
-    if ((granule >> RP_SHADOW_CHUNK_BITS) == s->cached_chunk)
-        return s->cached_slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1)) * s->slot_size;
+    const rp_shadow_cache_entry *c = shadow_cache_entry(s, granule >> RP_SHADOW_CHUNK_BITS);
+    if ((granule >> RP_SHADOW_CHUNK_BITS) == c->chunk)
+        return c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1)) * s->slot_size;
     return shadow_slot_slow(s, granule);
 }
 
-/* Slot of a granule if its chunk is the cached one, else NULL: the lookup
- * of a fast path that must not call out. */
+/* Slot of a granule if its chunk is cached, else NULL: the lookup of a
+ * fast path that must not call out. */
 static inline void *shadow_slot_if_cached(const rp_shadow *s, uint64_t granule)
 {
-    if ((granule >> RP_SHADOW_CHUNK_BITS) != s->cached_chunk)
+    const rp_shadow_cache_entry *c = shadow_cache_entry(s, granule >> RP_SHADOW_CHUNK_BITS);
+    if ((granule >> RP_SHADOW_CHUNK_BITS) != c->chunk)
         return NULL;
-    return s->cached_slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1)) * s->slot_size;
+    return c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1)) * s->slot_size;
 }
 
 /* Slot of a granule if its chunk exists, else NULL (nothing is allocated). */

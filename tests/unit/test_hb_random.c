@@ -20,6 +20,15 @@
  * All-pairs mode must equal the oracle exactly; location mode must report
  * only oracle pairs and at least one pair per racy variable (text) or per
  * racy byte (byte traces).  On mismatch the trace is printed.
+ *
+ * Location mode's fast path (det_hb.c: an access covered by the current
+ * epoch's cells of a granule that only its own thread holds is skipped) is
+ * checked against the slow path on every trace of both generators and on a
+ * third one made to hit it (bursts of one thread on few granules, epochs
+ * changed by locks): with the fast path off, the same accesses must be
+ * reported racy, each with the same partner threads and the same hull of
+ * racy bytes.  The partner's id may differ: a skipped access leaves the
+ * earlier cell of the same thread and epoch in place.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -195,6 +204,63 @@ static bool location_mode_sound_and_covering(rp_event *ev, size_t n, const oracl
     return ok;
 }
 
+/* ---- fast path against slow path --------------------------------------- */
+
+extern bool rp_det_hb_fast_path;    /* det_hb.c, for tests */
+
+typedef struct second_summary {
+    bool racy;
+    uint32_t partner_threads;          /* bit per tid of a reported partner */
+    uint64_t lo, hi;                   /* hull of the reported racy bytes */
+} second_summary;
+
+static void summarize(const race_log *log, second_summary *sum, size_t n)
+{
+    memset(sum, 0, n * sizeof *sum);
+    for (size_t k = 0; k < log->count; k++) {
+        const rp_race *r = &log->races[k];
+        second_summary *s = &sum[r->second.id - 1];
+        uint64_t hi = r->addr + r->size - 1;
+        if (!s->racy) {
+            s->lo = r->addr;
+            s->hi = hi;
+        }
+        s->racy = true;
+        s->partner_threads |= 1u << r->first.tid;
+        s->lo = r->addr < s->lo ? r->addr : s->lo;
+        s->hi = hi > s->hi ? hi : s->hi;
+    }
+}
+
+static bool fast_path_matches_slow_path(rp_event *ev, size_t n)
+{
+    race_log fast = { NULL, 0, 0 }, slow = { NULL, 0, 0 };
+    static second_summary sum_fast[MAX_EVENTS], sum_slow[MAX_EVENTS];
+    harness_run("hb", false, ev, n, &fast);
+    rp_det_hb_fast_path = false;
+    harness_run("hb", false, ev, n, &slow);
+    rp_det_hb_fast_path = true;
+    summarize(&fast, sum_fast, n);
+    summarize(&slow, sum_slow, n);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        const second_summary *f = &sum_fast[i], *s = &sum_slow[i];
+        if (f->racy != s->racy || f->partner_threads != s->partner_threads
+            || (f->racy && (f->lo != s->lo || f->hi != s->hi))) {
+            fprintf(stderr,
+                    "fast path, access %zu: racy %d/%d, partner threads %#x/%#x, "
+                    "bytes %#llx-%#llx/%#llx-%#llx (fast/slow)\n",
+                    i + 1, f->racy, s->racy, f->partner_threads, s->partner_threads,
+                    (unsigned long long)f->lo, (unsigned long long)f->hi,
+                    (unsigned long long)s->lo, (unsigned long long)s->hi);
+            ok = false;
+        }
+    }
+    free(fast.races);
+    free(slow.races);
+    return ok;
+}
+
 /* ---- text traces ------------------------------------------------------- */
 
 typedef struct text_gen {
@@ -305,7 +371,8 @@ static void test_random_text_traces(void **state)
         assert_true(parsed);
         compute_oracle(t.events, t.n_events, &o);
         bool ok = all_pairs_match(t.events, t.n_events, &o)
-                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false);
+                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false)
+                  && fast_path_matches_slow_path(t.events, t.n_events);
         if (!ok)
             fprintf(stderr, "trace %u:\n%s", iter, g.text);
         assert_true(ok);
@@ -386,7 +453,8 @@ static void test_random_byte_traces(void **state)
         generate_bytes(&g, 2 + rnd(24));
         compute_oracle(g.ev, g.n, &o);
         bool ok = all_pairs_match(g.ev, g.n, &o)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true);
+                  && location_mode_sound_and_covering(g.ev, g.n, &o, true)
+                  && fast_path_matches_slow_path(g.ev, g.n);
         if (!ok) {
             fprintf(stderr, "byte trace %u:\n", iter);
             print_events(g.ev, g.n);
@@ -399,11 +467,58 @@ static void test_random_byte_traces(void **state)
     fprintf(stderr, "%u byte traces, %u race pairs in total\n", BYTE_TRACES, racy);
 }
 
+/* ---- epoch traces: made for the fast path ------------------------------ */
+
+/* Bursts of one thread's aligned accesses to two granules, so that most
+ * accesses meet their own thread's cells of the current epoch; locks change
+ * epochs and order threads, forgets clear bytes. */
+static void generate_epochs(byte_gen *g, unsigned n_events)
+{
+    memset(g, 0, sizeof *g);
+    g->n_threads = 2 + rnd(2);
+    g->writer[0] = g->writer[1] = -1;
+    while (g->n < n_events) {
+        unsigned t = rnd(g->n_threads);
+        unsigned choice = rnd(12);
+        if (choice < 3 && try_rwlock_op(g, t))
+            continue;
+        if (choice == 3) {
+            push(g, RP_EV_FORGET, t, BYTE_BASE + rnd(16), 1 + rnd(8));
+            continue;
+        }
+        for (unsigned burst = 1 + rnd(6); burst > 0 && g->n < n_events; burst--) {
+            uint32_t size = 1u << rnd(4);
+            uint64_t addr = BYTE_BASE + 8 * rnd(2) + size * rnd(8 / size);
+            push(g, rnd(3) == 0 ? RP_EV_WRITE : RP_EV_READ, t, addr, size);
+        }
+    }
+}
+
+static void test_fast_path_epoch_traces(void **state)
+{
+    (void)state;
+    rng_state = 0xD1B54A32D192ED03ull;
+    static oracle o;
+    for (unsigned iter = 0; iter < BYTE_TRACES; iter++) {
+        byte_gen g;
+        generate_epochs(&g, 2 + rnd(MAX_EVENTS - 2));
+        compute_oracle(g.ev, g.n, &o);
+        bool ok = location_mode_sound_and_covering(g.ev, g.n, &o, true)
+                  && fast_path_matches_slow_path(g.ev, g.n);
+        if (!ok) {
+            fprintf(stderr, "epoch trace %u:\n", iter);
+            print_events(g.ev, g.n);
+        }
+        assert_true(ok);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_text_traces),
         cmocka_unit_test(test_random_byte_traces),
+        cmocka_unit_test(test_fast_path_epoch_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
