@@ -7,6 +7,7 @@
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_tooliface.h"
 
+#include "rp_atomics.h"
 #include "rp_heap.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -31,6 +32,7 @@ static void forget_range(Addr addr, SizeT len)
     while (len > 0) {
         uint32_t piece = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 
+        rp_atomics_forget(addr, piece);
         rp_tool_emit(RP_EV_FORGET, rp_threads_current, addr, piece, 0);
         addr += piece;
         len -= piece;
@@ -116,6 +118,7 @@ void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
     b->allocated_at = allocation_stack(vg_tid);
     b->owner = tid;
     VG_(HT_add_node)(blocks, b);
+    rp_atomics_forget(addr, usable);
     rp_tool_emit(RP_EV_FORGET, tid, addr,
                  usable > UINT32_MAX ? UINT32_MAX : (uint32_t)usable, 0);
 }

@@ -26,7 +26,10 @@
  *                        amd64 becomes one.  An atomic access is
  *                        synchronisation, never a race candidate: it is an
  *                        acquire (RP_EV_SYNC_RECV) then a release
- *                        (RP_EV_SYNC_SEND) of the address as a sync object.
+ *                        (RP_EV_SYNC_SEND) of the address as a sync object,
+ *                        and it makes the address a sync variable: later
+ *                        plain loads and stores of it are acquires and
+ *                        releases too (rp_atomics.h).
  *   Exit                 branch, only when a detector asked for branches
  * Get/Put touch the guest register file, not memory: nothing to do.
  * Code in the ignored objects (rp_filter.h) is copied unchanged.
@@ -36,25 +39,42 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
 
+#include "rp_atomics.h"
 #include "rp_filter.h"
 #include "rp_instrument.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
+/* A plain load or store of an address an atomic RMW has used is an
+ * acquire or a release of it, not an access (rp_atomics.h); the filter
+ * test keeps that question to one load and a bit test for all others. */
 static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
 {
+    if (UNLIKELY(rp_atomics_may_hold(addr)) && rp_atomics_holds(addr)) {
+        rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current,
+                     rp_atomics_object(addr), 0, site);
+        return;
+    }
     rp_tool_emit(RP_EV_READ, rp_threads_current, addr, (uint32_t)size, site);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 {
+    if (UNLIKELY(rp_atomics_may_hold(addr)) && rp_atomics_holds(addr)) {
+        rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current,
+                     rp_atomics_object(addr), 0, site);
+        return;
+    }
     rp_tool_emit(RP_EV_WRITE, rp_threads_current, addr, (uint32_t)size, site);
 }
 
-static VG_REGPARM(2) void on_atomic(Addr addr, Addr site)
+static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
 {
-    rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, addr, 0, site);
-    rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, addr, 0, site);
+    Addr obj = rp_atomics_object(addr);
+
+    rp_atomics_mark(addr, size);
+    rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, obj, 0, site);
+    rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, obj, 0, site);
 }
 
 static VG_REGPARM(1) void on_branch(Addr site)
@@ -83,11 +103,12 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
-static void add_atomic(IRSB *sb, IRExpr *addr, Addr site)
+static void add_atomic(IRSB *sb, IRExpr *addr, Int size, Addr site)
 {
-    IRDirty *d = unsafeIRDirty_0_N(2, "rp_on_atomic",
+    IRDirty *d = unsafeIRDirty_0_N(3, "rp_on_atomic",
                                    VG_(fnptr_to_fnentry)(&on_atomic),
-                                   mkIRExprVec_2(addr, mkIRExpr_HWord(site)));
+                                   mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
+                                                 mkIRExpr_HWord(site)));
 
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
@@ -156,12 +177,19 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
                        sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)),
                        site, NULL);
         else
-            add_atomic(sb, st->Ist.LLSC.addr, site);
+            add_atomic(sb, st->Ist.LLSC.addr,
+                       sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)),
+                       site);
         break;
 
-    case Ist_CAS:
-        add_atomic(sb, st->Ist.CAS.details->addr, site);
+    case Ist_CAS: {
+        const IRCAS *cas = st->Ist.CAS.details;
+        Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
+
+        /* A double CAS (cmpxchg16b) has a second half. */
+        add_atomic(sb, cas->addr, cas->dataHi != NULL ? 2 * size : size, site);
         break;
+    }
 
     case Ist_Exit:
         /* Before the exit statement: after it, the call would not run

@@ -1,0 +1,65 @@
+/* rp_atomics.h — addresses that atomic read-modify-writes made
+ * synchronisation variables.
+ *
+ * On amd64 every lock-prefixed read-modify-write (lock xadd, lock cmpxchg,
+ * xchg with memory: __atomic_fetch_add, __sync_lock_test_and_set, a CAS
+ * loop) reaches the tool as one Ist_CAS statement, and the instrumentation
+ * turns it into an acquire and a release of its address.  But an atomic
+ * load or store is a plain mov on x86, whatever its memory order: the
+ * tool cannot tell atomic_store(&flag, 1) from flag = 1.  The rule that
+ * closes most of the gap: once an address has been the target of an
+ * atomic read-modify-write it is a synchronisation variable for good, and
+ * every later plain load of it acts as an acquire (RP_EV_SYNC_RECV) and
+ * every plain store as a release (RP_EV_SYNC_SEND), never as an access
+ * that could race.  That makes reference counts, flags published with a
+ * store after an RMW elsewhere, and spin locks released with a plain store
+ * race-free.  Its limit: until the first RMW, loads and stores of the
+ * address are ordinary accesses (and may be reported).
+ *
+ * Granularity: the set holds bytes, grouped by aligned 8-byte word; a plain
+ * access is synchronisation when its first byte is a marked byte, and its
+ * sync object is the aligned word (so an RMW and the loads and stores of
+ * the same variable meet on one object).  The set forgets a range that
+ * becomes fresh memory (rp_atomics_forget), so a freed reference count
+ * does not make the next owner's plain data synchronisation.
+ *
+ * The test runs on every plain load and store, so it has a fast path: a
+ * bitmap of 2^16 bits (8 KiB) indexed by the word number modulo 2^16, set
+ * for every marked word and never cleared.  A clear bit (the common case)
+ * proves the address unmarked; a set bit sends the access to the exact
+ * set, a hash table.
+ */
+#ifndef RP_ATOMICS_H
+#define RP_ATOMICS_H
+
+#include "pub_tool_basics.h"
+
+#define RP_ATOMICS_FILTER_BITS 16
+
+extern UChar rp_atomics_filter[(1u << RP_ATOMICS_FILTER_BITS) / 8];
+
+/* False when no byte of the word holding `addr` can be marked. */
+static inline Bool rp_atomics_may_hold(Addr addr)
+{
+    UWord bit = (addr >> 3) & ((1u << RP_ATOMICS_FILTER_BITS) - 1);
+
+    return (rp_atomics_filter[bit >> 3] >> (bit & 7)) & 1;
+}
+
+/* The sync object of the variable at `addr`: its aligned word. */
+static inline Addr rp_atomics_object(Addr addr)
+{
+    return addr & ~(Addr)7;
+}
+
+/* Whether the byte at `addr` was the target of an atomic RMW (exact; call
+ * only when rp_atomics_may_hold said yes). */
+Bool rp_atomics_holds(Addr addr);
+
+/* An atomic RMW of `size` bytes at `addr` happened. */
+void rp_atomics_mark(Addr addr, UWord size);
+
+/* [addr, addr + size) is fresh memory: its bytes are ordinary again. */
+void rp_atomics_forget(Addr addr, SizeT size);
+
+#endif
