@@ -1,28 +1,21 @@
-/* rp_clientreq.c — every client request racepred understands, in one place.
+/* rp_clientreq.c — every client request racepred receives, in one place.
  *
  * Two families:
- *   racepred's own, from the preload (rp_intercepts.c); their numbers and
- *   arguments are listed in rp_clientreq.h;
- *   the user annotations of Valgrind's helgrind.h that have a meaning in
- *   racepred's event stream, so that code annotated for Helgrind (or DRD,
- *   which accepts them too) needs no change:
- *     ANNOTATE_HAPPENS_BEFORE(obj)   RP_EV_SYNC_SEND(obj)
- *     ANNOTATE_HAPPENS_AFTER(obj)    RP_EV_SYNC_RECV(obj)
- *     VALGRIND_HG_CLEAN_MEMORY(a,n)  RP_EV_FORGET(a, n)
- *     ANNOTATE_BENIGN_RACE_SIZED,    races on the range are not reported
- *     VALGRIND_HG_DISABLE_CHECKING   (rp_errors_ignore_range)
- *     VALGRIND_HG_ENABLE_CHECKING    reported again
- *   Other helgrind.h requests are left unhandled (Valgrind says so once).
- * Each request is turned into a call of the module that owns the concern
- * (threads, locks, heap) or directly into an event.
+ *   racepred's own protocol with the preload (rp_intercepts*.c); their
+ *   numbers and arguments are listed in rp_clientreq.h, and each becomes a
+ *   call of the module that owns the concern (threads, locks, heap) or
+ *   directly an event;
+ *   the user annotations of racepred.h, helgrind.h and drd.h, handled by
+ *   rp_annotations.c.
+ * A number in racepred's range that is neither is reported once and
+ * ignored.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_tooliface.h"
 
-#include "helgrind.h"
+#include "rp_annotations.h"
 #include "rp_clientreq.h"
-#include "rp_errors.h"
 #include "rp_heap.h"
 #include "rp_locks.h"
 #include "rp_threads.h"
@@ -30,36 +23,10 @@
 
 static Bool preload_seen;
 
-static Bool handle_helgrind_request(ThreadId tid, UWord *arg, UWord *ret)
-{
-    switch (arg[0]) {
-    case _VG_USERREQ__HG_USERSO_SEND_PRE:
-        rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_of_vg(tid), arg[1], 0, 0);
-        break;
-    case _VG_USERREQ__HG_USERSO_RECV_POST:
-        rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_of_vg(tid), arg[1], 0, 0);
-        break;
-    case VG_USERREQ__HG_CLEAN_MEMORY:
-        rp_tool_emit(RP_EV_FORGET, rp_threads_of_vg(tid), arg[1],
-                     arg[2] > UINT32_MAX ? UINT32_MAX : (uint32_t)arg[2], 0);
-        break;
-    case _VG_USERREQ__HG_ARANGE_MAKE_UNTRACKED:
-        rp_errors_ignore_range(arg[1], arg[2]);
-        break;
-    case _VG_USERREQ__HG_ARANGE_MAKE_TRACKED:
-        rp_errors_track_range(arg[1], arg[2]);
-        break;
-    default:
-        return False;
-    }
-    *ret = 0;
-    return True;
-}
-
 static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
 {
-    if (VG_IS_TOOL_USERREQ('H', 'G', arg[0]))
-        return handle_helgrind_request(tid, arg, ret);
+    if (rp_annotations_handle(tid, arg, ret))
+        return True;
     if (!VG_IS_TOOL_USERREQ('R', 'P', arg[0]))
         return False;
 
@@ -95,7 +62,10 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_of_vg(tid), arg[1], 0, 0);
         break;
     default:
-        return False;
+        /* In racepred's range but neither the preload's nor racepred.h's:
+         * handled here, so that Valgrind does not stop the program. */
+        rp_annotations_unknown(arg[0]);
+        break;
     }
     *ret = 0;
     return True;

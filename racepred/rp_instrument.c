@@ -45,14 +45,29 @@
 #include "rp_threads.h"
 #include "rp_tool.h"
 
-/* A plain load or store of an address an atomic RMW has used is an
- * acquire or a release of it, not an access (rp_atomics.h); the filter
- * test keeps that question to one load and a bit test for all others. */
+/* The rare cases of a plain load or store, out of line: the running
+ * thread ignores its accesses (rp_threads_current_ignores), or the address
+ * is one an atomic RMW has used, which makes the load an acquire and the
+ * store a release of it, not an access (rp_atomics.h). */
+static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
+{
+    if (rp_threads_current_ignores
+        & (is_write ? RP_IGNORE_WRITES : RP_IGNORE_READS))
+        return;
+    if (rp_atomics_may_hold(addr) && rp_atomics_holds(addr))
+        rp_tool_emit(is_write ? RP_EV_SYNC_SEND : RP_EV_SYNC_RECV,
+                     rp_threads_current, rp_atomics_object(addr), 0, site);
+    else
+        rp_tool_emit(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current,
+                     addr, (uint32_t)size, site);
+}
+
+/* The common case costs a load of the ignore word, a load of one filter
+ * byte and a bit test. */
 static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
 {
-    if (UNLIKELY(rp_atomics_may_hold(addr)) && rp_atomics_holds(addr)) {
-        rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current,
-                     rp_atomics_object(addr), 0, site);
+    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
+        on_access_slow(False, addr, size, site);
         return;
     }
     rp_tool_emit(RP_EV_READ, rp_threads_current, addr, (uint32_t)size, site);
@@ -60,9 +75,8 @@ static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 {
-    if (UNLIKELY(rp_atomics_may_hold(addr)) && rp_atomics_holds(addr)) {
-        rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current,
-                     rp_atomics_object(addr), 0, site);
+    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
+        on_access_slow(True, addr, size, site);
         return;
     }
     rp_tool_emit(RP_EV_WRITE, rp_threads_current, addr, (uint32_t)size, site);

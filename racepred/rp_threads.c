@@ -28,6 +28,8 @@ typedef struct {
     rp_tid_t last_child;      /* the thread it created last */
     rp_tid_t waiting_joiner;  /* a thread blocked in pthread_join on it */
     ExeContext *created_at;   /* NULL for the root thread */
+    UInt ignore_reads;        /* nesting depth of ignore requests */
+    UInt ignore_writes;
 } rp_thread;
 
 typedef struct {
@@ -38,6 +40,7 @@ typedef struct {
 
 rp_tid_t rp_threads_current;
 ThreadId rp_threads_current_vg;
+UInt rp_threads_current_ignores;
 
 static rp_tid_t *rp_by_vg;
 static rp_thread *threads;
@@ -61,6 +64,8 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->last_child = RP_NO_THREAD;
     t->waiting_joiner = RP_NO_THREAD;
     t->created_at = NULL;
+    t->ignore_reads = 0;
+    t->ignore_writes = 0;
     rp_by_vg[vg_tid] = n_threads;
     return n_threads++;
 }
@@ -105,11 +110,35 @@ static void on_first_insn(ThreadId tid)
 
 /* The scheduler is about to run `tid`; every access until the next call is
  * that thread's. */
+static UInt ignores_of(const rp_thread *t)
+{
+    return (t->ignore_reads > 0 ? RP_IGNORE_READS : 0)
+         | (t->ignore_writes > 0 ? RP_IGNORE_WRITES : 0);
+}
+
 static void on_start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
     rp_threads_current_vg = tid;
     rp_threads_current = rp_by_vg[tid];
+    rp_threads_current_ignores = ignores_of(&threads[rp_threads_current]);
+}
+
+Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)
+{
+    rp_thread *t = &threads[rp_threads_of_vg(vg_tid)];
+
+    if (!begin && (((kinds & RP_IGNORE_READS) && t->ignore_reads == 0)
+                   || ((kinds & RP_IGNORE_WRITES) && t->ignore_writes == 0)))
+        return False;
+    if (kinds & RP_IGNORE_READS)
+        t->ignore_reads += begin ? 1 : -1;
+    if (kinds & RP_IGNORE_WRITES)
+        t->ignore_writes += begin ? 1 : -1;
+    /* The request comes from the running thread. */
+    if (vg_tid == rp_threads_current_vg)
+        rp_threads_current_ignores = ignores_of(t);
+    return True;
 }
 
 /* The thread has made its last access.  If a joiner is already blocked on

@@ -25,6 +25,18 @@
 extern rp_tid_t rp_threads_current;
 extern ThreadId rp_threads_current_vg;
 
+/* What the running thread asked not to be seen (ANNOTATE_IGNORE_*,
+ * RACEPRED_IGNORE_*): RP_IGNORE_READS and/or RP_IGNORE_WRITES, 0 almost
+ * always.  Read by the instrumentation's helpers on every access. */
+#define RP_IGNORE_READS  1u
+#define RP_IGNORE_WRITES 2u
+extern UInt rp_threads_current_ignores;
+
+/* Begins (`begin`) or ends ignoring the accesses of `kinds`
+ * (RP_IGNORE_READS | RP_IGNORE_WRITES) in `vg_tid`; the pairs nest.  False
+ * for an end without a begin (nothing changes). */
+Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin);
+
 /* Registers the thread hooks; call from pre_clo_init. */
 void rp_threads_init(void);
 

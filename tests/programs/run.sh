@@ -37,7 +37,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_spinlock"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_spinlock annotated_drd annotated_racepred"
 
 failures=0
 checks=0
@@ -154,6 +154,25 @@ if grep -q '<kind>Race</kind>' "$tmp/races.xml" &&
     pass "--xml=yes writes Race errors"
 else
     fail "--xml=yes output incomplete"
+fi
+
+# Malformed client requests: one line per kind of mistake, the program's
+# own exit code and output, no report.
+run_native clientreq_garbage
+run_tool "$progs/clientreq_garbage"
+sed -n 's/^==[0-9]*== racepred: warning: //p' "$tmp/err" | sed 's/0x[0-9a-f]*/0x.../g' >"$tmp/warnings"
+cat >"$tmp/warnings.exp" <<'EOF'
+RACEPRED_HAPPENS_BEFORE with a null object: ignored (reported once)
+RACEPRED_CLEAN_MEMORY with a bad range (address 0x..., size 18446744073709551615): ignored (reported once)
+RACEPRED_IGNORE_END without a matching begin: ignored (reported once)
+unknown client request 0x... in racepred's range (a racepred.h from another version?): ignored (reported once)
+EOF
+if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" &&
+   diff -u "$tmp/warnings.exp" "$tmp/warnings" && ! grep -q 'Data race' "$tmp/err"; then
+    pass "malformed client requests: one line each, ignored (exit code $rc)"
+else
+    fail "malformed client requests: exit code $rc (native $native_rc)"
+    cat "$tmp/err"
 fi
 
 run_tool --bogus "$progs/mutex_counter"

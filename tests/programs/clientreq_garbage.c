@@ -1,0 +1,28 @@
+/* Malformed client requests: a null object, huge and wrapping sizes, an
+ * END without BEGIN, and request numbers in racepred's range that do not
+ * exist.  Each kind is reported once, in one line, and ignored; the
+ * program runs to its end with its own exit code. */
+#include <stdio.h>
+#include "racepred.h"
+
+int main(void)
+{
+    static int x;
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        RACEPRED_HAPPENS_BEFORE(NULL);
+        RACEPRED_HAPPENS_AFTER(0);
+        RACEPRED_CLEAN_MEMORY(&x, (size_t)-1);
+        RACEPRED_BENIGN_RACE(&x, (size_t)1 << 50);
+        RACEPRED_BENIGN_RACE(NULL, 4);
+        RACEPRED_IGNORE_END();
+        VALGRIND_DO_CLIENT_REQUEST_STMT(VG_USERREQ__RACEPRED_IGNORE_END + 100,
+                                        1, 2, 3, 4, 5);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(VG_USERREQ_TOOL_BASE('R', 'P') + 0xffff,
+                                        0, 0, 0, 0, 0);
+    }
+    x = 3;
+    printf("x=%d\n", x);
+    return 3;
+}
