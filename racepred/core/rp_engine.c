@@ -3,26 +3,24 @@
  *
  * Each enabled detector gets a table of its callbacks indexed by event kind,
  * built once, so dispatching an event is one indexed load and a call per
- * detector.  Races go straight to the environment's report function.
+ * detector; with a single detector its table (NULL entries replaced by a
+ * no-op) is copied into the engine for the inline rp_engine_event.  Races go straight to the environment's report function.
  */
 #include "rp_engine.h"
 
 #include "rp_shim.h"
 
-typedef void (*rp_event_fn)(void *self, const rp_event *e);
-
-typedef struct rp_engine_detector {
+struct rp_engine_detector {
     const rp_detector_ops *ops;
     void *self;
     rp_event_fn on_event[RP_EV_KIND_COUNT];
-} rp_engine_detector;
-
-struct rp_engine {
-    rp_engine_detector *detectors;
-    unsigned n_detectors;
-    uint64_t n_events;
-    bool needs_branches;
 };
+
+static void ignore_event(void *self, const rp_event *e)
+{
+    (void)self;
+    (void)e;
+}
 
 static const char *const kind_names[RP_EV_KIND_COUNT] = {
     [RP_EV_READ] = "read",
@@ -137,6 +135,14 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
         setup_detector(&eng->detectors[i], found[i], env);
         eng->needs_branches |= found[i]->needs_branches;
     }
+    eng->single = n == 1;
+    if (eng->single) {
+        eng->single_self = eng->detectors[0].self;
+        for (unsigned k = 0; k < RP_EV_KIND_COUNT; k++) {
+            rp_event_fn fn = eng->detectors[0].on_event[k];
+            eng->single_fn[k] = fn != NULL ? fn : ignore_event;
+        }
+    }
     rp_free(found);
     return eng;
 }
@@ -156,10 +162,9 @@ bool rp_engine_needs_branches(const rp_engine *eng)
     return eng->needs_branches;
 }
 
-void rp_engine_event(rp_engine *eng, rp_event *e)
+void rp_engine_dispatch(rp_engine *eng, rp_event *e)
 {
     rp_assert(e->kind < RP_EV_KIND_COUNT);
-    e->id = ++eng->n_events;
     for (unsigned i = 0; i < eng->n_detectors; i++) {
         rp_event_fn fn = eng->detectors[i].on_event[e->kind];
         if (fn != NULL)

@@ -11,6 +11,21 @@
 #include "rp_detector.h"
 
 typedef struct rp_engine rp_engine;
+typedef void (*rp_event_fn)(void *self, const rp_event *e);
+typedef struct rp_engine_detector rp_engine_detector;
+
+/* Visible only so that rp_engine_event can be inline: with one detector
+ * (the usual case in the tool) an event costs the id increment and one
+ * indirect call, from the front end's helper straight into the detector. */
+struct rp_engine {
+    uint64_t n_events;
+    bool single;                       /* exactly one detector */
+    void *single_self;
+    rp_event_fn single_fn[RP_EV_KIND_COUNT];   /* never NULL when single */
+    rp_engine_detector *detectors;
+    unsigned n_detectors;
+    bool needs_branches;
+};
 
 /* `detectors` is a comma-separated list of names ("hb", "hb,wcp").  On an
  * unknown or duplicate name returns NULL and points *bad_name at a copy of
@@ -25,8 +40,18 @@ bool rp_engine_check_list(const char *detectors, char **bad_name);
 /* True when some enabled detector wants RP_EV_BRANCH events. */
 bool rp_engine_needs_branches(const rp_engine *eng);
 
+/* Dispatches e (id already assigned) to several detectors. */
+void rp_engine_dispatch(rp_engine *eng, rp_event *e);
+
 /* Assigns e->id (next position) and dispatches. */
-void rp_engine_event(rp_engine *eng, rp_event *e);
+static inline void rp_engine_event(rp_engine *eng, rp_event *e)
+{
+    e->id = ++eng->n_events;
+    if (eng->single && e->kind < RP_EV_KIND_COUNT)
+        eng->single_fn[e->kind](eng->single_self, e);
+    else
+        rp_engine_dispatch(eng, e);
+}
 
 /* End of stream: every detector's finish(). */
 void rp_engine_finish(rp_engine *eng);
