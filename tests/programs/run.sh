@@ -115,6 +115,21 @@ for p in $race_free; do
     if cmp -s "$tmp/native.out" "$tmp/out"; then pass "$p: stdout as native"; else fail "$p: stdout differs from native"; fi
 done
 
+# Programs that must behave as natively under the tool: same stdout, same
+# exit code (7 for exit_from_thread), nothing on stderr under -q.  The
+# fork_exec child (/bin/true) runs under the tool too.
+behaviour="fork_exec signal_handler threads_300 exit_from_thread"
+for p in $behaviour; do
+    run_native "$p"
+    run_tool -q --trace-children=yes "$progs/$p"
+    if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+        pass "$p: behaves as natively (exit code $rc)"
+    else
+        fail "$p: exit code $rc (native $native_rc), or different stdout, or stderr output"
+        cat "$tmp/err"
+    fi
+done
+
 # The number N in "suppressed: N from M" of the error summary, or nothing.
 suppressed_count() {
     sed -n 's/.*ERROR SUMMARY: 0 errors from 0 contexts (suppressed: \([0-9]*\) from.*/\1/p' "$1"
