@@ -29,6 +29,7 @@ typedef enum { RP_SUPP_RACE = 0 } rp_supp_kind;
 typedef struct {
     const HChar *detector;
     Bool observed;
+    Bool confirmed;
     Bool is_write;
     Bool prev_is_write;
     UInt size;
@@ -51,7 +52,9 @@ ULong rp_errors_unconfirmed = 0;
  * detector's relation, but no witness reordering was checked. */
 static const HChar *race_status(const rp_race_extra *x)
 {
-    return x->observed ? "observed" : "predicted, unconfirmed";
+    if (x->observed)
+        return "observed";
+    return x->confirmed ? "predicted" : "predicted, unconfirmed";
 }
 
 static const HChar *access_name(Bool is_write)
@@ -185,10 +188,10 @@ void rp_errors_report(void *ctx, const rp_race *race)
     if (is_ignored((Addr)race->addr))
         return;
     /* Detectors propose, witnesses decide: a race this run did not show
-     * (HB orders the two accesses) is an error only with a witness, and no
-     * detector builds witnesses in the tool yet.  Counted, shown only on
-     * request (--show-unconfirmed=yes). */
-    if (!race->observed) {
+     * (HB orders the two accesses) is an error only with a validated
+     * witness.  Others are counted, and shown only on request
+     * (--show-unconfirmed=yes). */
+    if (!race->observed && !race->confirmed) {
         rp_errors_unconfirmed++;
         if (!rp_errors_show_unconfirmed)
             return;
@@ -196,6 +199,7 @@ void rp_errors_report(void *ctx, const rp_race *race)
     VG_(memset)(&extra, 0, sizeof extra);
     extra.detector = race->detector;
     extra.observed = race->observed;
+    extra.confirmed = race->confirmed;
     extra.is_write = race->second.is_write;
     extra.prev_is_write = race->first.is_write;
     extra.size = race->second.size;

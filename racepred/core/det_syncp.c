@@ -303,7 +303,8 @@ static void report(const syncp_detector *d, uint32_t a, uint32_t b, bool observe
     uint64_t lo = ea->obj > eb->obj ? ea->obj : eb->obj;
     uint64_t hi = ea->obj + ea->size < eb->obj + eb->size ? ea->obj + ea->size
                                                             : eb->obj + eb->size;
-    rp_race race = { "syncp", access_of(ea), access_of(eb), lo, (uint32_t)(hi - lo), observed };
+    rp_race race = { "syncp", access_of(ea), access_of(eb), lo, (uint32_t)(hi - lo), observed,
+                     true };
     d->env.report(d->env.report_ctx, &race);
 }
 

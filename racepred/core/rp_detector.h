@@ -36,6 +36,9 @@ typedef struct rp_race {
     uint64_t addr;          /* first byte both accesses touch */
     uint32_t size;          /* number of bytes, from addr, both touch */
     bool observed;          /* the two accesses are unordered by HB */
+    bool confirmed;         /* a witness reordering that makes them adjacent
+                             * was built and passed the validator
+                             * (rp_witness.h) */
 } rp_race;
 
 typedef void (*rp_race_fn)(void *ctx, const rp_race *race);
