@@ -23,9 +23,9 @@
  * still present at f, happens after e, and therefore is concurrent with f
  * and conflicts with it.  Different bytes of one granule never race.
  *
- * Layout: a slot holds its cells (24 bytes each) in an array from a pool of
- * power-of-two size classes, and a summary: when every cell belongs to one
- * thread t, the unions of the masks of t's cells (and of its write cells)
+ * Layout: a slot (16 bytes) points to its cells (24 bytes each) in an array
+ * from a pool of power-of-two size classes, and holds a summary: when every
+ * cell belongs to one thread t, the unions of the masks of t's cells (and of its write cells)
  * of t's epoch at the last slow-path update.  Fast path (location mode): a
  * one-granule access of t whose epoch is the summary's and whose bytes M
  * the union covers (the write union, for a write) needs no work.  Nothing
@@ -102,21 +102,26 @@ static inline void cell_set_mask(hb_cell *c, uint8_t mask)
               | (uint64_t)mask << CELL_MASK_SHIFT;
 }
 
-#define NO_OWNER UINT32_MAX
+#define NO_OWNER 0xFFFFu
 
-/* A granule: n_cells cells (each with a non-zero mask) in an array of
- * 2^cap_log from the cell pool, plus a summary for the fast path: if every
- * cell belongs to thread `owner` (else owner is NO_OWNER), any_mask and
- * write_mask are the unions of the masks of its cells (of its write cells)
- * with clock `clock`.  A zero-filled slot is empty (masks 0: no fast path). */
+/* The cells of a granule (each with a non-zero mask): n of room for 2^cap_log. */
+typedef struct hb_cells {
+    uint32_t n;
+    uint32_t cap_log;
+    hb_cell cell[];
+} hb_cells;
+
+/* A granule, 16 bytes: its cells (NULL if none) and a summary for the fast
+ * path: if every cell belongs to one thread t < NO_OWNER, owner is t and
+ * any_mask and write_mask are the unions of the masks of t's cells (of its
+ * write cells) with clock `clock`; else owner is NO_OWNER and both masks
+ * are 0.  A zero-filled slot is empty (masks 0: no fast path). */
 typedef struct hb_slot {
-    hb_cell *cells;
-    uint32_t n_cells;
-    rp_tid_t owner;
+    hb_cells *cells;
     uint32_t clock;
+    uint16_t owner;
     uint8_t any_mask;
     uint8_t write_mask;
-    uint8_t cap_log;
 } hb_slot;
 
 /* Cell arrays of 2^k cells, k < POOL_CLASSES, come from free lists refilled
@@ -334,30 +339,38 @@ static void hb_sync_recv(void *self, const rp_event *e)
 
 /* ---- slots and cells ------------------------------------------------------ */
 
-static void *pool_alloc(hb_pool *p, uint32_t cap_log)
+static size_t cells_bytes(uint32_t cap_log)
 {
-    if (cap_log >= POOL_CLASSES)
-        return rp_malloc("rp.hb.cells", sizeof(hb_cell) << cap_log);
-    void *cells = p->free[cap_log];
-    if (cells != NULL) {
+    return sizeof(hb_cells) + (sizeof(hb_cell) << cap_log);
+}
+
+static hb_cells *pool_alloc(hb_pool *p, uint32_t cap_log)
+{
+    hb_cells *cells;
+    if (cap_log >= POOL_CLASSES) {
+        cells = rp_malloc("rp.hb.cells", cells_bytes(cap_log));
+    } else if (p->free[cap_log] != NULL) {
+        cells = p->free[cap_log];
         p->free[cap_log] = *(void **)cells;
-        return cells;
+    } else {
+        size_t bytes = cells_bytes(cap_log);
+        if (p->bump_left < bytes) {
+            p->blocks = grow_for_one(p->blocks, p->n_blocks, &p->cap_blocks, sizeof(void *));
+            p->bump = rp_malloc("rp.hb.cells", POOL_BLOCK_BYTES);
+            p->blocks[p->n_blocks++] = p->bump;
+            p->bump_left = POOL_BLOCK_BYTES;
+        }
+        cells = (hb_cells *)p->bump;
+        p->bump += bytes;
+        p->bump_left -= bytes;
     }
-    size_t bytes = sizeof(hb_cell) << cap_log;
-    if (p->bump_left < bytes) {
-        p->blocks = grow_for_one(p->blocks, p->n_blocks, &p->cap_blocks, sizeof(void *));
-        p->bump = rp_malloc("rp.hb.cells", POOL_BLOCK_BYTES);
-        p->blocks[p->n_blocks++] = p->bump;
-        p->bump_left = POOL_BLOCK_BYTES;
-    }
-    cells = p->bump;
-    p->bump += bytes;
-    p->bump_left -= bytes;
+    cells->cap_log = cap_log;
     return cells;
 }
 
-static void pool_free(hb_pool *p, void *cells, uint32_t cap_log)
+static void pool_free(hb_pool *p, hb_cells *cells)
 {
+    uint32_t cap_log = cells->cap_log;
     if (cap_log >= POOL_CLASSES) {
         rp_free(cells);
         return;
@@ -373,32 +386,22 @@ static void pool_fini(hb_pool *p)
     rp_free(p->blocks);
 }
 
-/* Room for one more cell after the first n_cells. */
-static void slot_reserve_one(hb_pool *p, hb_slot *s)
+/* The cells of a slot, with room for one more. */
+static hb_cells *slot_reserve_one(hb_pool *p, hb_slot *s)
 {
-    if (s->cells == NULL) {
-        s->cells = pool_alloc(p, 0);
-        s->cap_log = 0;
-        return;
+    hb_cells *cells = s->cells;
+    if (cells == NULL) {
+        cells = s->cells = pool_alloc(p, 0);
+        cells->n = 0;
+    } else if (cells->n == (uint32_t)1 << cells->cap_log) {
+        rp_assert(cells->cap_log < 27);
+        hb_cells *bigger = pool_alloc(p, cells->cap_log + 1u);
+        bigger->n = cells->n;
+        rp_memcpy(bigger->cell, cells->cell, sizeof(hb_cell) * cells->n);
+        pool_free(p, cells);
+        cells = s->cells = bigger;
     }
-    if (s->n_cells < (uint32_t)1 << s->cap_log)
-        return;
-    rp_assert(s->cap_log < 31);
-    hb_cell *cells = pool_alloc(p, s->cap_log + 1u);
-    rp_memcpy(cells, s->cells, sizeof(hb_cell) * s->n_cells);
-    pool_free(p, s->cells, s->cap_log);
-    s->cells = cells;
-    s->cap_log++;
-}
-
-static void slot_release(hb_pool *p, hb_slot *s)
-{
-    if (s->cells != NULL)
-        pool_free(p, s->cells, s->cap_log);
-    s->cells = NULL;
-    s->n_cells = 0;
-    s->cap_log = 0;
-    s->any_mask = s->write_mask = 0;
+    return cells;
 }
 
 /* Removes the bytes `mask` from every cell (RP_EV_FORGET, destroy). */
@@ -406,20 +409,25 @@ static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     hb_detector *h = ctx;
     hb_slot *s = slot;
-    uint32_t kept = 0;
+    hb_cells *cells = s->cells;
     (void)granule;
-    for (uint32_t i = 0; i < s->n_cells; i++) {
-        hb_cell c = s->cells[i];
+    if (cells == NULL)
+        return;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < cells->n; i++) {
+        hb_cell c = cells->cell[i];
         cell_set_mask(&c, cell_mask(&c) & (uint8_t)~mask);
         if (cell_mask(&c) != 0)
-            s->cells[kept++] = c;
+            cells->cell[kept++] = c;
     }
-    s->n_cells = kept;
+    cells->n = kept;
     /* The summary's unions lose exactly the forgotten bytes. */
     s->any_mask &= (uint8_t)~mask;
     s->write_mask &= (uint8_t)~mask;
-    if (kept == 0)
-        slot_release(&h->pool, s);
+    if (kept == 0) {
+        pool_free(&h->pool, cells);
+        s->cells = NULL;
+    }
 }
 
 /* ---- races ------------------------------------------------------------------ */
@@ -564,8 +572,10 @@ static void access_granule_slow(hb_detector *h, const hb_access *a, hb_slot *s,
     bool all_mine = true;
     uint8_t any = mask, written = a->is_write ? mask : 0;
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < s->n_cells; i++) {
-        hb_cell *c = &s->cells[i];
+    hb_cells *cells = s->cells;
+    uint32_t n = cells == NULL ? 0 : cells->n;
+    for (uint32_t i = 0; i < n; i++) {
+        hb_cell *c = &cells->cell[i];
         uint8_t cmask = cell_mask(c);
         uint8_t both = cmask & mask;
         if (both == 0) {
@@ -593,22 +603,28 @@ static void access_granule_slow(hb_detector *h, const hb_access *a, hb_slot *s,
                 written |= cmask;
         }
         if (kept != i)
-            s->cells[kept] = *c;
+            cells->cell[kept] = *c;
         kept++;
     }
-    s->n_cells = kept;
-    slot_reserve_one(&h->pool, s);
-    hb_cell *cell = &s->cells[s->n_cells++];
+    if (cells != NULL)
+        cells->n = kept;
+    cells = slot_reserve_one(&h->pool, s);
+    hb_cell *cell = &cells->cell[cells->n++];
     uint64_t ref = h->env.all_pairs ? a->event : a->e->id;
     rp_assert(ref <= CELL_REF_MAX);
     cell->bits = ref | (a->is_write ? CELL_WRITE : 0) | (uint64_t)mask << CELL_MASK_SHIFT;
     cell->site = a->e->site;
     cell->tid = tid;
     cell->clock = a->clock;
-    s->owner = all_mine ? tid : NO_OWNER;
-    s->clock = a->clock;
-    s->any_mask = any;
-    s->write_mask = written;
+    if (all_mine && tid < NO_OWNER) {
+        s->owner = (uint16_t)tid;
+        s->clock = a->clock;
+        s->any_mask = any;
+        s->write_mask = written;
+    } else {
+        s->owner = NO_OWNER;
+        s->any_mask = s->write_mask = 0;
+    }
 }
 
 static void access_granule(hb_detector *h, const hb_access *a, uint64_t granule, uint8_t mask)
@@ -654,7 +670,7 @@ static inline void hb_access_event(hb_detector *h, const rp_event *e, bool is_wr
     rp_tid_t tid = e->tid;
     uint32_t offset = (uint32_t)(e->obj & (RP_SHADOW_GRANULE_SIZE - 1));
     const hb_slot *s = shadow_slot_if_cached(&h->shadow, e->obj >> RP_SHADOW_GRANULE_BITS);
-    if (s != NULL && s->owner == tid && e->size - 1 < RP_SHADOW_GRANULE_SIZE - offset
+    if (s != NULL && (rp_tid_t)s->owner == tid && e->size - 1 < RP_SHADOW_GRANULE_SIZE - offset
         && h->fast_path) {
         uint8_t mask = (uint8_t)(((1u << e->size) - 1) << offset);
         uint8_t covered = is_write ? s->write_mask : s->any_mask;
