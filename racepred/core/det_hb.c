@@ -404,12 +404,15 @@ static hb_cells *slot_reserve_one(hb_pool *p, hb_slot *s)
     return cells;
 }
 
-/* Removes the bytes `mask` from every cell (RP_EV_FORGET, destroy). */
+/* Removes the bytes `mask` from every cell (RP_EV_FORGET).  An emptied
+ * array stays with its granule: forgotten memory (a new stack frame, a new
+ * heap block) is usually used again soon, and regrowing the array from one
+ * cell cost an allocation and a copy per doubling. */
 static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
-    hb_detector *h = ctx;
     hb_slot *s = slot;
     hb_cells *cells = s->cells;
+    (void)ctx;
     (void)granule;
     if (cells == NULL)
         return;
@@ -424,10 +427,18 @@ static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
     /* The summary's unions lose exactly the forgotten bytes. */
     s->any_mask &= (uint8_t)~mask;
     s->write_mask &= (uint8_t)~mask;
-    if (kept == 0) {
-        pool_free(&h->pool, cells);
-        s->cells = NULL;
-    }
+}
+
+/* Releases a slot's cells (destroy). */
+static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    hb_detector *h = ctx;
+    hb_slot *s = slot;
+    (void)granule;
+    (void)mask;
+    if (s->cells != NULL)
+        pool_free(&h->pool, s->cells);
+    s->cells = NULL;
 }
 
 /* ---- races ------------------------------------------------------------------ */
@@ -859,7 +870,7 @@ static void hb_destroy(void *self)
     hb_detector *h = self;
     if (h == NULL)
         return;
-    shadow_for_each(&h->shadow, slot_forget, h);
+    shadow_for_each(&h->shadow, slot_release, h);
     shadow_fini(&h->shadow);
     pool_fini(&h->pool);
     for (uint32_t t = 0; t < h->n_threads; t++)
