@@ -1,0 +1,73 @@
+/* rp_offline.h — what the offline, all-pairs detectors (syncp, m2, osr)
+ * share: the event log, the enumeration of candidate pairs, and the sorted
+ * reports with their happens-before `observed` bit.
+ *
+ * The log keeps every event in trace order (rp_witness.h names events by
+ * their 0-based index in it) up to RP_OFFLINE_MAX_EVENTS; later events are
+ * counted as dropped and the detector says so at finish.
+ *
+ * Candidates: two accesses conflict when they are in different threads,
+ * share a byte that no forget refreshed between them, and at least one is
+ * a write.  conflicts_gather lists, for one access a, the accesses that
+ * conflict with it, as (tid << 32 | index) sorted, i.e. grouped by thread
+ * and in program order within a thread: the scan order of the incremental
+ * algorithms (syncp, Alg. 6 of M2, Alg. 3 of OSR).
+ *
+ * Reports: a detector collects its pairs (first < second, each once or
+ * more, confirmed or not) and offline_report sorts them, merges duplicates
+ * (confirmed wins), computes `observed` (the pair is unordered by HB: one
+ * vector-clock pass with the clocks of det_hb.c) and reports them in
+ * (first, second) order: every pair in all-pairs mode, else the latest
+ * first access per second access.
+ */
+#ifndef RP_OFFLINE_H
+#define RP_OFFLINE_H
+
+#include "rp_detector.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* 2^22 events = 160 MiB of log plus the indexes built at finish. */
+#define RP_OFFLINE_MAX_EVENTS (1u << 22)
+
+typedef struct rp_offline_log {
+    rp_event *ev;
+    uint32_t n, cap;
+    uint64_t dropped;
+} rp_offline_log;
+
+void offline_log_append(rp_offline_log *log, const rp_event *e);
+void offline_log_free(rp_offline_log *log);
+/* Prints "NAME: event log full ..." if events were dropped. */
+void offline_log_warn(const rp_offline_log *log, const char *name);
+
+typedef struct rp_u64vec {
+    uint64_t *v;
+    uint32_t n, cap;
+} rp_u64vec;
+
+void u64vec_push(rp_u64vec *vec, uint64_t value);
+void u64vec_free(rp_u64vec *vec);
+
+/* Per byte: its accesses and forgets in trace order. */
+typedef struct rp_conflicts rp_conflicts;
+
+rp_conflicts *conflicts_create(const rp_event *log, uint32_t n);
+void conflicts_destroy(rp_conflicts *c);
+/* The accesses conflicting with access a, (tid << 32 | index), sorted;
+ * only those after a unless earlier_too. */
+void conflicts_gather(const rp_conflicts *c, uint32_t a, bool earlier_too, rp_u64vec *out);
+
+/* Pairs found: (second << 32 | first << 1 | confirmed). */
+static inline void offline_add_race(rp_u64vec *races, uint32_t first, uint32_t second,
+                                    bool confirmed)
+{
+    u64vec_push(races, (uint64_t)second << 32 | (uint64_t)first << 1 | (confirmed ? 1 : 0));
+}
+
+/* Reports the races (consumed: sorted in place) through env->report. */
+void offline_report(const rp_detector_env *env, const char *name, const rp_event *log,
+                    uint32_t n, rp_u64vec *races);
+
+#endif
