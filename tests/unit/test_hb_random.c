@@ -469,7 +469,8 @@ static void test_random_byte_traces(void **state)
 
 /* ---- epoch traces: made for the fast path ------------------------------ */
 
-/* Bursts of one thread's aligned accesses to two granules, so that most
+/* Bursts of one thread's accesses to three granules, mostly aligned and
+ * within a granule, some of 16 bytes or unaligned across two, so that most
  * accesses meet their own thread's cells of the current epoch; locks change
  * epochs and order threads, forgets clear bytes. */
 static void generate_epochs(byte_gen *g, unsigned n_events)
@@ -483,12 +484,15 @@ static void generate_epochs(byte_gen *g, unsigned n_events)
         if (choice < 3 && try_rwlock_op(g, t))
             continue;
         if (choice == 3) {
-            push(g, RP_EV_FORGET, t, BYTE_BASE + rnd(16), 1 + rnd(8));
+            push(g, RP_EV_FORGET, t, BYTE_BASE + rnd(24), 1 + rnd(8));
             continue;
         }
         for (unsigned burst = 1 + rnd(6); burst > 0 && g->n < n_events; burst--) {
-            uint32_t size = 1u << rnd(4);
-            uint64_t addr = BYTE_BASE + 8 * rnd(2) + size * rnd(8 / size);
+            uint32_t size = 1u << rnd(5);
+            uint64_t addr = size == 16 ? BYTE_BASE + 8 * rnd(2)
+                                       : BYTE_BASE + 8 * rnd(3) + size * rnd(8 / size);
+            if (rnd(8) == 0)
+                addr = BYTE_BASE + rnd(25 - size);
             push(g, rnd(3) == 0 ? RP_EV_WRITE : RP_EV_READ, t, addr, size);
         }
     }
