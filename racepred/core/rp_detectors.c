@@ -13,6 +13,7 @@ extern const rp_detector_ops rp_det_wcp;
 extern const rp_detector_ops rp_det_dc;
 extern const rp_detector_ops rp_det_wdc;
 extern const rp_detector_ops rp_det_syncp;
+extern const rp_detector_ops rp_det_osr;
 
 static const rp_detector_ops *const detectors[] = {
     &rp_det_hb,
@@ -22,6 +23,7 @@ static const rp_detector_ops *const detectors[] = {
     &rp_det_dc,
     &rp_det_wdc,
     &rp_det_syncp,
+    &rp_det_osr,
 };
 
 #define DETECTOR_COUNT (sizeof detectors / sizeof detectors[0])

@@ -1,0 +1,96 @@
+/* rp_trcone.h — cones: event sets closed under thread order, fork/join,
+ * reads-from and hard edges, kept as ONE prefix length per thread (seed
+ * 003 §11.3, seed 004 §11.1).  The facts M2 (det_m2.c) and OSR
+ * (det_osr.c) grow their candidate sets from.
+ *
+ * TRClosure(e) is the smallest set holding e that is closed under
+ *   - thread order (a prefix of every thread),
+ *   - fork (a forked thread's first event brings the fork), join (a join
+ *     brings every event of the joined thread),
+ *   - reads-from (a read brings the observed last writer of each of its
+ *     bytes; a forget counts as a write),
+ *   - hard edges (a sync_recv brings every earlier sync_send on its obj).
+ * One vector-clock pass over the log (no lock edges) computes it as a
+ * vector of prefix lengths: the "pre" clock of every access (the closure
+ * of its predecessors, TRClosure(prev(e)) of the papers) and the clock of
+ * every release (TRClosure(rel), used when a closure takes the release of
+ * an open acquire).  Unions of closed sets are closed, so every set built
+ * by joining these clocks is closed and stays a prefix vector: membership
+ * is one compare.
+ *
+ * Open acquires of a cone: the acquires of thread t inside the prefix
+ * whose release is not are exactly the locks t holds after its prefix;
+ * tc_held(t, len) lists them (a persistent list per position), so no
+ * per-(lock, thread) pointer needs resetting between scans.
+ *
+ * Memory: n_threads words per access and per release (O(N·T), the
+ * dominant cost, as in RAPID's OSR), plus a few words per event.
+ */
+#ifndef RP_TRCONE_H
+#define RP_TRCONE_H
+
+#include "rp_event.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TC_NONE UINT32_MAX
+
+typedef struct rp_tcfacts {
+    const rp_event *log;
+    uint32_t n, n_threads, n_locks;
+    uint32_t *tpos;         /* per event: position in its thread */
+    uint32_t *thread_off;   /* per thread + 1: start in thread_ev */
+    uint32_t *thread_ev;    /* events grouped by thread, program order */
+    uint32_t *fork_at;      /* per thread: its fork event or TC_NONE */
+    uint32_t *match;        /* acquire <-> release, TC_NONE if unmatched */
+    uint32_t *lock_id;      /* per lock event: dense lock id, else TC_NONE */
+    uint32_t *writer_off;   /* per event + 1: start in writers */
+    uint32_t *writers;      /* read: observed writer per byte, TC_NONE = initial */
+    uint32_t *clock_of;     /* per event: offset in clocks or TC_NONE */
+    uint32_t *clocks;       /* pre clock of accesses, clock of releases */
+    uint32_t *held;         /* per event: held-list node after it, TC_NONE */
+    uint32_t *node_acq, *node_next; /* held-list nodes */
+    uint32_t n_nodes;
+    uint32_t *rel_off;      /* per lock + 1: start in rels */
+    uint64_t *rels;         /* releases of a lock: tid << 32 | tpos, sorted */
+} rp_tcfacts;
+
+void tc_build(rp_tcfacts *f, const rp_event *log, uint32_t n);
+void tc_free(rp_tcfacts *f);
+
+static inline bool tc_in(const rp_tcfacts *f, const uint32_t *cone, uint32_t e)
+{
+    return f->tpos[e] < cone[f->log[e].tid];
+}
+
+static inline uint32_t tc_thread_event(const rp_tcfacts *f, uint32_t t, uint32_t k)
+{
+    return f->thread_ev[f->thread_off[t] + k];
+}
+
+static inline uint32_t tc_thread_len(const rp_tcfacts *f, uint32_t t)
+{
+    return f->thread_off[t + 1] - f->thread_off[t];
+}
+
+/* First held-list node of thread t after its first len events. */
+static inline uint32_t tc_held(const rp_tcfacts *f, uint32_t t, uint32_t len)
+{
+    return len == 0 ? TC_NONE : f->held[tc_thread_event(f, t, len - 1)];
+}
+
+/* cone := cone ∪ clock of e (pre clock of an access, clock of a release);
+ * true if it grew. */
+bool tc_join(const rp_tcfacts *f, uint32_t *cone, uint32_t e);
+/* e1 or e2 in the clock of release r. */
+bool tc_clock_has(const rp_tcfacts *f, uint32_t r, uint32_t e);
+/* The last release of lock l inside the cone, in trace order, or TC_NONE. */
+uint32_t tc_last_release(const rp_tcfacts *f, const uint32_t *cone, uint32_t l);
+/* Largest log index in the cone + 1 (0 if empty). */
+uint32_t tc_end(const rp_tcfacts *f, const uint32_t *cone);
+/* Number of open acquires in the cone; true if some lock has two (the cone
+ * is then not lock-feasible). */
+bool tc_open_acquires(const rp_tcfacts *f, const uint32_t *cone, uint32_t *count);
+
+#endif
