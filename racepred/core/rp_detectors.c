@@ -14,6 +14,7 @@ extern const rp_detector_ops rp_det_dc;
 extern const rp_detector_ops rp_det_wdc;
 extern const rp_detector_ops rp_det_syncp;
 extern const rp_detector_ops rp_det_osr;
+extern const rp_detector_ops rp_det_wdp;
 
 static const rp_detector_ops *const detectors[] = {
     &rp_det_hb,
@@ -24,6 +25,7 @@ static const rp_detector_ops *const detectors[] = {
     &rp_det_wdc,
     &rp_det_syncp,
     &rp_det_osr,
+    &rp_det_wdp,
 };
 
 #define DETECTOR_COUNT (sizeof detectors / sizeof detectors[0])
