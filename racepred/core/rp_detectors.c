@@ -13,6 +13,7 @@ extern const rp_detector_ops rp_det_wcp;
 extern const rp_detector_ops rp_det_dc;
 extern const rp_detector_ops rp_det_wdc;
 extern const rp_detector_ops rp_det_syncp;
+extern const rp_detector_ops rp_det_m2;
 extern const rp_detector_ops rp_det_osr;
 extern const rp_detector_ops rp_det_wdp;
 
@@ -24,6 +25,7 @@ static const rp_detector_ops *const detectors[] = {
     &rp_det_dc,
     &rp_det_wdc,
     &rp_det_syncp,
+    &rp_det_m2,
     &rp_det_osr,
     &rp_det_wdp,
 };
