@@ -16,6 +16,7 @@ extern const rp_detector_ops rp_det_syncp;
 extern const rp_detector_ops rp_det_m2;
 extern const rp_detector_ops rp_det_osr;
 extern const rp_detector_ops rp_det_wdp;
+extern const rp_detector_ops rp_det_sdp;
 
 static const rp_detector_ops *const detectors[] = {
     &rp_det_hb,
@@ -28,6 +29,7 @@ static const rp_detector_ops *const detectors[] = {
     &rp_det_m2,
     &rp_det_osr,
     &rp_det_wdp,
+    &rp_det_sdp,
 };
 
 #define DETECTOR_COUNT (sizeof detectors / sizeof detectors[0])
