@@ -15,7 +15,10 @@
 
 #include "rp_errors.h"
 #include "rp_heap.h"
+#include "rp_history.h"
+#include "rp_locks.h"
 #include "rp_sarif.h"
+#include "rp_site.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -36,7 +39,10 @@ typedef struct {
     UInt prev_size;
     rp_tid_t tid;
     rp_tid_t prev_tid;
-    Addr prev_site;
+    Addr prev_site;         /* instruction address; 0 with history none */
+    ULong prev_id;          /* event id, for --history-level=full */
+    UInt locks;             /* lockset ids (rp_site.h) of each access */
+    UInt prev_locks;
     /* Filled in by update_extra, only for errors that are not duplicates. */
     ExeContext *prev_where;
     AddrInfo addr_info;
@@ -182,7 +188,7 @@ static Bool is_ignored(Addr addr)
 void rp_errors_report(void *ctx, const rp_race *race)
 {
     rp_race_extra extra;
-    Addr site = (Addr)race->second.site;
+    Addr site = rp_site_ip(race->second.site);
 
     (void)ctx;
     if (is_ignored((Addr)race->addr))
@@ -206,7 +212,11 @@ void rp_errors_report(void *ctx, const rp_race *race)
     extra.prev_size = race->first.size;
     extra.tid = race->second.tid;
     extra.prev_tid = race->first.tid;
-    extra.prev_site = (Addr)race->first.site;
+    extra.prev_site = rp_history == RP_HISTORY_NONE
+                      ? 0 : rp_site_ip(race->first.site);
+    extra.prev_id = race->first.id;
+    extra.locks = rp_site_lockset(race->second.site);
+    extra.prev_locks = rp_site_lockset(race->first.site);
     if (is_online(race)) {
         VG_(maybe_record_error)(rp_threads_current_vg, RP_ERR_RACE,
                                 (Addr)race->addr, NULL, &extra);
@@ -283,6 +293,91 @@ static void announce_thread(rp_tid_t tid)
     VG_(umsg)("\n");
 }
 
+/* Locks already announced in text mode. */
+static VgHashTable *announced_locks;
+
+/* Where a lock was first seen (its first successful lock), and what its
+ * address is, as Helgrind says it: once per lock in text mode, before the
+ * first report that names it; in every report that names it in XML mode
+ * (each <error> stands alone there). */
+static void announce_lock(Addr lock)
+{
+    ExeContext *first = rp_locks_first_observed(lock);
+    AddrInfo ai;
+
+    if (VG_(clo_xml)) {
+        VG_(printf_xml)("  <auxwhat>Lock at %p was first observed</auxwhat>\n",
+                        (void *)lock);
+        if (first != NULL)
+            VG_(pp_ExeContext)(first);
+        return;
+    }
+    if (announced_locks == NULL)
+        announced_locks = VG_(HT_construct)("rp.errors.locks");
+    if (VG_(HT_lookup)(announced_locks, lock) != NULL)
+        return;
+    {
+        VgHashNode *n = VG_(malloc)("rp.errors.locks.node", sizeof *n);
+
+        n->key = lock;
+        VG_(HT_add_node)(announced_locks, n);
+    }
+    if (first != NULL) {
+        VG_(umsg)(" Lock at %p was first observed\n", (void *)lock);
+        VG_(pp_ExeContext)(first);
+    } else {
+        VG_(umsg)(" Lock at %p : no stacktrace for first observation\n",
+                  (void *)lock);
+    }
+    ai.tag = Addr_Undescribed;
+    if (!rp_heap_describe(lock, &ai))
+        VG_(describe_addr)(first != NULL ? VG_(get_ExeContext_epoch)(first)
+                                         : VG_(current_DiEpoch)(), lock, &ai);
+    VG_(pp_addrinfo)(lock, &ai);
+    VG_(clear_addrinfo)(&ai);
+    VG_(umsg)("\n");
+}
+
+/* The locks of both accesses, the second's first, each once. */
+static void announce_locks(const rp_race_extra *x)
+{
+    UInt n, n_prev, i, j;
+    const Addr *held = rp_locks_lockset(x->locks, &n);
+    const Addr *prev_held = rp_locks_lockset(x->prev_locks, &n_prev);
+
+    for (i = 0; i < n; i++)
+        announce_lock(held[i]);
+    for (j = 0; j < n_prev; j++) {
+        for (i = 0; i < n && held[i] != prev_held[j]; i++)
+            ;
+        if (i == n)
+            announce_lock(prev_held[j]);
+    }
+}
+
+/* "Locks held: none", "Locks held: 1, at address 0x...", "Locks held: 2,
+ * at addresses 0x... 0x..." (Helgrind's words). */
+static void locks_held(HChar *buf, SizeT size, UInt id)
+{
+    UInt n, i;
+    const Addr *held = rp_locks_lockset(id, &n);
+    SizeT used;
+
+    if (id == RP_SITE_LOCKSET_MAX) {
+        VG_(snprintf)(buf, size, "Locks held: (not recorded: more than %u "
+                      "distinct sets of locks)", RP_SITE_LOCKSET_MAX - 1);
+        return;
+    }
+    if (n == 0) {
+        VG_(snprintf)(buf, size, "Locks held: none");
+        return;
+    }
+    used = VG_(snprintf)(buf, size, "Locks held: %u, at address%s", n,
+                         n == 1 ? "" : "es");
+    for (i = 0; i < n && used + 24 < size; i++)
+        used += VG_(snprintf)(buf + used, size - used, " %p", (void *)held[i]);
+}
+
 static void race_before_pp(const Error *err)
 {
     const rp_race_extra *x = VG_(get_error_extra)(err);
@@ -292,11 +387,16 @@ static void race_before_pp(const Error *err)
     if (!VG_(clo_xml)) {
         VG_(umsg)("----------------------------------------------------------------\n");
         VG_(umsg)("\n");
+        announce_locks(x);
     }
 }
 
+#define RP_NOT_RECORDED "(location not recorded: --history-level=none)"
+
 static void pp_race_xml(const Error *err, const rp_race_extra *x)
 {
+    HChar held[512];
+
     VG_(printf_xml)("  <kind>Race</kind>\n");
     VG_(printf_xml)("  <xwhat>\n");
     VG_(printf_xml)("    <text>Data race (%s, %s) during %s of size %u at %#lx "
@@ -307,27 +407,44 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
     VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->tid + 1);
     VG_(printf_xml)("  </xwhat>\n");
     VG_(pp_ExeContext)(VG_(get_error_where)(err));
+    locks_held(held, sizeof held, x->locks);
+    VG_(printf_xml)("  <auxwhat>%s</auxwhat>\n", held);
     VG_(printf_xml)("  <xauxwhat>\n");
     VG_(printf_xml)("    <text>This conflicts with a previous %s of size %u "
                     "by thread #%u</text>\n",
                     access_name(x->prev_is_write), x->prev_size, x->prev_tid + 1);
     VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->prev_tid + 1);
     VG_(printf_xml)("  </xauxwhat>\n");
-    VG_(pp_ExeContext)(x->prev_where);
+    if (x->prev_where != NULL)
+        VG_(pp_ExeContext)(x->prev_where);
+    else
+        VG_(printf_xml)("  <auxwhat>" RP_NOT_RECORDED "</auxwhat>\n");
+    locks_held(held, sizeof held, x->prev_locks);
+    VG_(printf_xml)("  <auxwhat>%s</auxwhat>\n", held);
+    announce_locks(x);
     VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
 }
 
 static void pp_race_text(const Error *err, const rp_race_extra *x)
 {
+    HChar held[512];
+
     VG_(umsg)("Data race (%s, %s) during %s of size %u at %#lx by thread #%u\n",
               x->detector, race_status(x),
               access_name(x->is_write), x->size, VG_(get_error_address)(err),
               x->tid + 1);
+    locks_held(held, sizeof held, x->locks);
+    VG_(umsg)("%s\n", held);
     VG_(pp_ExeContext)(VG_(get_error_where)(err));
     VG_(umsg)("\n");
     VG_(umsg)("This conflicts with a previous %s of size %u by thread #%u\n",
               access_name(x->prev_is_write), x->prev_size, x->prev_tid + 1);
-    VG_(pp_ExeContext)(x->prev_where);
+    locks_held(held, sizeof held, x->prev_locks);
+    VG_(umsg)("%s\n", held);
+    if (x->prev_where != NULL)
+        VG_(pp_ExeContext)(x->prev_where);
+    else
+        VG_(umsg)("   " RP_NOT_RECORDED "\n");
     VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
 }
 
@@ -342,15 +459,20 @@ static void keep_for_sarif(const Error *err, rp_race_extra *x)
     VG_(memset)(&r, 0, sizeof r);
     r.detector = x->detector;
     r.observed = x->observed;
+    r.status = race_status(x);
     r.addr = VG_(get_error_address)(err);
     r.access.is_write = x->is_write;
     r.access.size = x->size;
     r.access.thread = x->tid + 1;
     r.access.where = VG_(get_error_where)(err);
+    r.access.locks = rp_locks_lockset(x->locks, &r.access.n_locks);
+    r.access.locks_unknown = x->locks == RP_SITE_LOCKSET_MAX;
     r.previous.is_write = x->prev_is_write;
     r.previous.size = x->prev_size;
     r.previous.thread = x->prev_tid + 1;
     r.previous.where = x->prev_where;
+    r.previous.locks = rp_locks_lockset(x->prev_locks, &r.previous.n_locks);
+    r.previous.locks_unknown = x->prev_locks == RP_SITE_LOCKSET_MAX;
     if (x->addr_info.tag == Addr_Block) {
         r.allocated_at = x->addr_info.Addr.Block.allocated_at;
         r.block_size = x->addr_info.Addr.Block.block_szB;
@@ -382,7 +504,14 @@ static UInt race_update_extra(const Error *err)
     ExeContext *where = VG_(get_error_where)(err);
     Addr ip = x->prev_site;
 
-    x->prev_where = VG_(make_ExeContext_from_StackTrace)(&ip, 1);
+    if (rp_history == RP_HISTORY_NONE)
+        x->prev_where = NULL;
+    else if (rp_history == RP_HISTORY_FULL
+             && (x->prev_where = rp_history_stack(x->prev_tid, x->prev_id, ip))
+                != NULL)
+        ;
+    else
+        x->prev_where = VG_(make_ExeContext_from_StackTrace)(&ip, 1);
     x->addr_info.tag = Addr_Undescribed;
     if (!rp_heap_describe(VG_(get_error_address)(err), &x->addr_info))
         VG_(describe_addr)(VG_(get_ExeContext_epoch)(where),

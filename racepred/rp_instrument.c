@@ -33,6 +33,13 @@
  *   Exit                 branch, only when a detector asked for branches
  * Get/Put touch the guest register file, not memory: nothing to do.
  * Code in the ignored objects (rp_filter.h) is copied unchanged.
+ *
+ * The site of a read or write also carries the running thread's lockset
+ * id in its top bits (rp_site.h): one OR with a global.  With
+ * --history-level=full the accesses call the *_full helpers, which note
+ * the thread's callers when a call or return made them stale, and every
+ * superblock exit that is not a plain jump stores 1 into
+ * rp_history_stale (rp_history.h); approx and none use the plain helpers.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -41,7 +48,9 @@
 
 #include "rp_atomics.h"
 #include "rp_filter.h"
+#include "rp_history.h"
 #include "rp_instrument.h"
+#include "rp_site.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -59,7 +68,7 @@ static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
                      rp_threads_current, rp_atomics_object(addr), 0, site);
     else
         rp_tool_emit(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current,
-                     addr, (uint32_t)size, site);
+                     addr, (uint32_t)size, site | rp_site_current_tag);
 }
 
 /* The common case costs a load of the ignore word, a load of one filter
@@ -70,7 +79,8 @@ static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
         on_access_slow(False, addr, size, site);
         return;
     }
-    rp_tool_emit(RP_EV_READ, rp_threads_current, addr, (uint32_t)size, site);
+    rp_tool_emit(RP_EV_READ, rp_threads_current, addr, (uint32_t)size,
+                 site | rp_site_current_tag);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
@@ -79,7 +89,29 @@ static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
         on_access_slow(True, addr, size, site);
         return;
     }
-    rp_tool_emit(RP_EV_WRITE, rp_threads_current, addr, (uint32_t)size, site);
+    rp_tool_emit(RP_EV_WRITE, rp_threads_current, addr, (uint32_t)size,
+                 site | rp_site_current_tag);
+}
+
+/* --history-level=full: the same, after noting the callers if stale. */
+static void note_history(void)
+{
+    rp_history_note(rp_tool_engine != NULL
+                    ? rp_engine_event_count(rp_tool_engine) + 1 : 0);
+}
+
+static VG_REGPARM(3) void on_read_full(Addr addr, UWord size, Addr site)
+{
+    if (UNLIKELY(rp_history_stale))
+        note_history();
+    on_read(addr, size, site);
+}
+
+static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
+{
+    if (UNLIKELY(rp_history_stale))
+        note_history();
+    on_write(addr, size, site);
 }
 
 static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
@@ -96,20 +128,29 @@ static VG_REGPARM(1) void on_branch(Addr site)
     rp_tool_emit(RP_EV_BRANCH, rp_threads_current, 0, 0, site);
 }
 
+/* Whether the instruction being instrumented has written the stack
+ * pointer already (a push): the unwinder would start from a wrong SP, so
+ * its accesses do not note the callers (--history-level=full); the next
+ * access does. */
+static Bool sp_written;
+
 /* Appends a call of on_read or on_write; `guard` may be NULL (always). */
 static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
                        Addr site, IRExpr *guard)
 {
     IRDirty *d;
+    Bool full = rp_history == RP_HISTORY_FULL && !sp_written;
 
     if (is_write)
-        d = unsafeIRDirty_0_N(3, "rp_on_write",
-                              VG_(fnptr_to_fnentry)(&on_write),
+        d = unsafeIRDirty_0_N(3, full ? "rp_on_write_full" : "rp_on_write",
+                              VG_(fnptr_to_fnentry)(full ? &on_write_full
+                                                         : &on_write),
                               mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
                                             mkIRExpr_HWord(site)));
     else
-        d = unsafeIRDirty_0_N(3, "rp_on_read",
-                              VG_(fnptr_to_fnentry)(&on_read),
+        d = unsafeIRDirty_0_N(3, full ? "rp_on_read_full" : "rp_on_read",
+                              VG_(fnptr_to_fnentry)(full ? &on_read_full
+                                                         : &on_read),
                               mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
                                             mkIRExpr_HWord(site)));
     if (guard != NULL)
@@ -134,6 +175,17 @@ static void add_branch(IRSB *sb, Addr site)
                                    mkIRExprVec_1(mkIRExpr_HWord(site)));
 
     addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* --history-level=full: the running thread's callers may change at the
+ * exit this precedes (a call, a return, a system call...). */
+static void add_history_stale(IRSB *sb, IRJumpKind jk)
+{
+    if (rp_history != RP_HISTORY_FULL || jk == Ijk_Boring)
+        return;
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE,
+                                   mkIRExpr_HWord((HWord)&rp_history_stale),
+                                   IRExpr_Const(IRConst_U8(1))));
 }
 
 /* The memory effects of one statement, as helper calls appended to `sb`. */
@@ -210,6 +262,7 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
          * when the branch is taken. */
         if (want_branches)
             add_branch(sb, site);
+        add_history_stale(sb, st->Ist.Exit.jk);
         break;
 
     default:
@@ -230,7 +283,6 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
     Int i;
 
     (void)closure;
-    (void)layout;
     (void)vge;
     (void)archinfo_host;
     if (gWordTy != hWordTy)
@@ -251,10 +303,14 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
         if (st->tag == Ist_IMark) {
             site = (Addr)st->Ist.IMark.addr;
             instrumenting = rp_filter_instruments(site);
+            sp_written = False;
+        } else if (st->tag == Ist_Put && st->Ist.Put.offset == layout->offset_SP) {
+            sp_written = True;
         } else if (instrumenting) {
             add_effects(sb_out, sb_out->tyenv, st, site, want_branches);
         }
         addStmtToIRSB(sb_out, st);
     }
+    add_history_stale(sb_out, sb_out->jumpkind);
     return sb_out;
 }

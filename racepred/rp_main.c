@@ -20,6 +20,7 @@
 #include "rp_errors.h"
 #include "rp_filter.h"
 #include "rp_heap.h"
+#include "rp_history.h"
 #include "rp_instrument.h"
 #include "rp_locks.h"
 #include "rp_record.h"
@@ -68,6 +69,9 @@ static Bool process_option(const HChar *arg)
     } else if VG_STR_CLO(arg, "--record-trace", value) {
         if (!rp_record_open(value))
             VG_(fmsg_bad_option)(arg, "cannot create the file\n");
+    } else if VG_STR_CLO(arg, "--history-level", value) {
+        if (!rp_history_set(value))
+            VG_(fmsg_bad_option)(arg, "expected none, approx or full\n");
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -91,7 +95,10 @@ static void print_usage(void)
                     rp_detector_at(i)->summary);
     VG_(printf)(
 "    --show-unconfirmed=no|yes   also report predicted races that no witness\n"
-"                              confirms, marked unconfirmed [no]\n");
+"                              confirms, marked unconfirmed [no]\n"
+"    --history-level=none|approx|full  what a report shows of the earlier\n"
+"                              access: nothing, its instruction, or its full\n"
+"                              stack (slower) [approx]\n");
     VG_(printf)(
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"

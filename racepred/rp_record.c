@@ -9,6 +9,7 @@
 #include "rp_filter.h"
 #include "rp_outfile.h"
 #include "rp_record.h"
+#include "rp_site.h"
 #include "rp_threads.h"
 
 #define RP_LOCATION_MAX 512
@@ -42,9 +43,11 @@ static void write_site(void *ctx, uint64_t site)
     HChar buf[RP_LOCATION_MAX];
 
     (void)ctx;
+    /* Sites of accesses carry a lockset id above the address (rp_site.h);
+     * the table names the code location only. */
     rp_bt_encode_site(&encoder, site,
-                      rp_outfile_code_location(VG_(current_DiEpoch)(), (Addr)site,
-                                               buf, sizeof buf));
+                      rp_outfile_code_location(VG_(current_DiEpoch)(),
+                                               rp_site_ip(site), buf, sizeof buf));
 }
 
 typedef struct {

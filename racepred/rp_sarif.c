@@ -273,9 +273,19 @@ static void describe_access(HChar *buf, SizeT size, const rp_sarif_access *a,
 
 static void access_properties(const HChar *key, const rp_sarif_access *a)
 {
+    UInt i;
+
     rp_outfile_printf(&file, "\"%s\": {\"kind\": \"%s\", \"size\": %u, "
-                      "\"thread\": %u}", key, kind(a->is_write), a->size,
-                      a->thread);
+                      "\"thread\": %u, \"locksHeld\": ", key, kind(a->is_write),
+                      a->size, a->thread);
+    if (a->locks_unknown) {
+        rp_outfile_puts(&file, "null}");
+        return;
+    }
+    rp_outfile_puts(&file, "[");
+    for (i = 0; i < a->n_locks; i++)
+        rp_outfile_printf(&file, "%s\"%#lx\"", i == 0 ? "" : ", ", a->locks[i]);
+    rp_outfile_puts(&file, "]}");
 }
 
 static void result_message(const rp_sarif_race *r)
@@ -285,7 +295,7 @@ static void result_message(const rp_sarif_race *r)
     VG_(snprintf)(text, sizeof text, "Data race (%s, %s) during %s of size %u "
                   "at %#lx by thread #%u; it conflicts with a previous %s of "
                   "size %u by thread #%u", r->detector,
-                  r->observed ? "observed" : "predicted", kind(r->access.is_write),
+                  r->status, kind(r->access.is_write),
                   r->access.size, r->addr, r->access.thread,
                   kind(r->previous.is_write), r->previous.size, r->previous.thread);
     rp_outfile_puts(&file, "\"message\": {");
@@ -300,12 +310,14 @@ static void related_locations(const rp_sarif_race *r)
 
     describe_access(text, sizeof text, &r->previous, "previous ");
     rp_outfile_puts(&file, ",\n   \"relatedLocations\": [");
-    code_location(VG_(get_ExeContext_epoch)(prev), best_frame(prev), 1, text);
+    if (prev != NULL)
+        code_location(VG_(get_ExeContext_epoch)(prev), best_frame(prev), 1, text);
     if (r->allocated_at != NULL) {
         VG_(snprintf)(text, sizeof text, "allocation of the block of size %lu "
                       "(the address is %ld bytes inside)", r->block_size,
                       r->block_offset);
-        rp_outfile_puts(&file, ", ");
+        if (prev != NULL)
+            rp_outfile_puts(&file, ", ");
         code_location(VG_(get_ExeContext_epoch)(r->allocated_at),
                       best_frame(r->allocated_at), 2, text);
     }
@@ -319,9 +331,11 @@ static void stacks(const rp_sarif_race *r)
     rp_outfile_puts(&file, ",\n   \"stacks\": [");
     describe_access(text, sizeof text, &r->access, "");
     stack(r->access.where, text);
-    describe_access(text, sizeof text, &r->previous, "previous ");
-    rp_outfile_puts(&file, ", ");
-    stack(r->previous.where, text);
+    if (r->previous.where != NULL) {
+        describe_access(text, sizeof text, &r->previous, "previous ");
+        rp_outfile_puts(&file, ", ");
+        stack(r->previous.where, text);
+    }
     if (r->allocated_at != NULL) {
         rp_outfile_puts(&file, ", ");
         stack(r->allocated_at, "allocation");
@@ -345,6 +359,8 @@ static void result(const sarif_record *rec)
     rp_outfile_printf(&file, ",\n   \"occurrenceCount\": %llu,\n   \"properties\": {",
                       rec->count);
     json_field("detector", r->detector);
+    rp_outfile_puts(&file, ", ");
+    json_field("status", r->status);
     rp_outfile_printf(&file, ", \"observed\": %s, \"address\": \"%#lx\", ",
                       r->observed ? "true" : "false", r->addr);
     access_properties("access", &r->access);

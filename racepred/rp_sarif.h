@@ -8,16 +8,22 @@
  * the report, each once, with its occurrence count.
  *
  * One result per race, rule "data-race", level "error":
- *   message            the report's first line and the earlier access;
+ *   message            the report's first line (with the status, as the
+ *                      text report says it) and the earlier access;
  *   locations[0]       the racing access: the innermost frame of its
  *                      stack that has a file and line (else the first);
  *   relatedLocations   id 1: the earlier access; id 2: the allocation of
  *                      the heap block, when the address is in one;
  *   stacks             the full stack of the access, the earlier access's
- *                      (one frame), the allocation stack;
+ *                      (one frame, or its full stack with
+ *                      --history-level=full; absent with none), the
+ *                      allocation stack;
  *   occurrenceCount    how many times the error manager saw the race;
- *   properties         detector, observed/predicted, address, and kind,
- *                      size and thread of each access.
+ *   properties         detector, status ("observed", "predicted",
+ *                      "predicted, unconfirmed"), observed (boolean),
+ *                      address, and kind, size, thread and locksHeld (an
+ *                      array of lock addresses; null when not recorded)
+ *                      of each access.
  * File names under the directory Valgrind started in become URIs relative
  * to %SRCROOT% (declared in originalUriBaseIds); others are absolute
  * file:// URIs.  Strings are escaped for JSON whatever the symbol names
@@ -33,12 +39,16 @@ typedef struct rp_sarif_access {
     Bool is_write;
     UInt size;
     UInt thread;            /* racepred's, 1-based as in the report */
-    ExeContext *where;
+    ExeContext *where;      /* NULL: not recorded (--history-level=none) */
+    const Addr *locks;      /* the locks held, n_locks of them; these */
+    UInt n_locks;           /* arrays live as long as the tool */
+    Bool locks_unknown;     /* the lockset was not recorded */
 } rp_sarif_access;
 
 typedef struct rp_sarif_race {
     const HChar *detector;
     Bool observed;
+    const HChar *status;        /* as the text report says it */
     Addr addr;
     rp_sarif_access access;     /* the access that completed the race */
     rp_sarif_access previous;   /* the earlier one */

@@ -17,6 +17,9 @@
 #include "pub_tool_tooliface.h"
 
 #include "rp_threads.h"
+#include "rp_history.h"
+#include "rp_locks.h"
+#include "rp_site.h"
 #include "rp_tool.h"
 
 #define RP_NO_THREAD ((rp_tid_t)-1)
@@ -122,6 +125,8 @@ static void on_start_client_code(ThreadId tid, ULong blocks_done)
     rp_threads_current_vg = tid;
     rp_threads_current = rp_by_vg[tid];
     rp_threads_current_ignores = ignores_of(&threads[rp_threads_current]);
+    rp_site_current_tag = rp_locks_tag(rp_threads_current);
+    rp_history_stale = 1;
 }
 
 Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)

@@ -53,6 +53,18 @@ def check_result(i, res, problems):
         problems.append(f"{where}: occurrenceCount {count!r}")
     if not res.get("properties", {}).get("detector"):
         problems.append(f"{where}: no detector property")
+    props = res.get("properties", {})
+    status = props.get("status")
+    if status not in ("observed", "predicted", "predicted, unconfirmed"):
+        problems.append(f"{where}: status property {status!r}")
+    elif f"({props.get('detector')}, {status})" not in text:
+        problems.append(f"{where}: message does not say the status {status!r}")
+    for key in ("access", "previousAccess"):
+        held = props.get(key, {}).get("locksHeld", "missing")
+        if held is not None and not (isinstance(held, list) and
+                                     all(isinstance(h, str) and h.startswith("0x")
+                                         for h in held)):
+            problems.append(f"{where}: {key}.locksHeld {held!r}")
     for j, st in enumerate(res.get("stacks", [])):
         if not st.get("frames"):
             problems.append(f"{where}.stacks[{j}]: no frames")

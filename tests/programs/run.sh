@@ -5,8 +5,9 @@
 #
 # Checks, each of which fails on a wrong value, not only on a failed command:
 #   racy programs       exit code 42 (--error-exitcode=42), and the first
-#                       lines of each report (kind, sizes, threads, first
-#                       frame of both accesses, address) equal
+#                       lines of each report (kind, sizes, threads, locks
+#                       held and lock announcements, first frame of both
+#                       accesses, address) equal
 #                       expected/<prog>.stderr.exp after filtering pids and
 #                       hex addresses (like Valgrind's own regression tests);
 #   race-free programs  exit code 0 and nothing at all on stderr under -q;
@@ -23,6 +24,10 @@
 #                       reported online; a truncated recording is rejected;
 #   options             --bogus and --detector=nope stop Valgrind with a
 #                       non-zero exit code and a line naming the problem;
+#                       --history-level=full shows the earlier access's
+#                       callers, none says it is not recorded;
+#   bad suppressions    an unknown racepred kind and a truncated entry stop
+#                       Valgrind with its file:line message;
 #   preload             a tool directory without the preload makes the tool
 #                       warn.
 set -u
@@ -36,8 +41,8 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_spinlock annotated_drd annotated_racepred"
+racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_spinlock annotated_drd annotated_racepred thread_pool refcount_mutex"
 
 failures=0
 checks=0
@@ -62,15 +67,20 @@ run_tool() {
 
 # The lines of a report that identify it, with pids and addresses removed.
 # Of a thread announcement only its first line is kept: its stack runs
-# through glibc's clone and pthread_create, whose line numbers are not ours.
+# through glibc's clone and pthread_create, whose line numbers are not ours;
+# of a lock announcement, its first line and the lock's address (its stack
+# starts in the preload's wrapper).
 report_lines() {
     sed -e 's/^==[0-9]*== //' -e 's/0x[0-9A-Fa-f][0-9A-Fa-f]*/0x.../g' "$1" |
         awk '/^---Thread-Announcement/ { announcement = 1; next }
              /^-----/ { announcement = 0; next }
              announcement && /^Thread #/ { print; next }
              announcement { next }
+             /^ Lock at / { lock = 1; print; next }
+             lock && /^   (at|by) / { next }
+             /^$/ { lock = 0 }
              { print }' |
-        grep -E '^(Thread #|Data race |   at |This conflicts | *Address |Location | *Block was )'
+        grep -E '^(Thread #|Data race |Locks held: | Lock at |   at |This conflicts | *Address |Location | *Block was )'
 }
 
 # Native stdout and exit code of a program, to compare with the tool's.
@@ -164,6 +174,7 @@ fi
 
 run_tool -q --xml=yes --xml-file="$tmp/races.xml" "$progs/racy_counter"
 if grep -q '<kind>Race</kind>' "$tmp/races.xml" &&
+   grep -q '<auxwhat>Locks held: none</auxwhat>' "$tmp/races.xml" &&
    grep -q '<protocoltool>racepred</protocoltool>' "$tmp/races.xml" &&
    grep -q '</valgrindoutput>' "$tmp/races.xml"; then
     pass "--xml=yes writes Race errors"
@@ -205,6 +216,51 @@ else
     fail "--detector=nope: exit code $rc"
     cat "$tmp/err"
 fi
+
+# --history-level: full gives the earlier access's callers (racy_heap's
+# worker writes from a helper function), none gives no location at all.
+run_tool -q --history-level=full "$progs/racy_heap"
+if sed -n '/^==[0-9]*== This conflicts/,/Address/p' "$tmp/err" | grep -q '^==[0-9]*==    by 0x[0-9A-F]*: '; then
+    pass "--history-level=full shows the earlier access's callers"
+else
+    fail "--history-level=full: no caller frame for the earlier access"
+    cat "$tmp/err"
+fi
+run_tool -q --error-exitcode=42 --history-level=none "$progs/racy_counter"
+if [ "$rc" -eq 42 ] && grep -q '^==[0-9]*==    (location not recorded: --history-level=none)$' "$tmp/err"; then
+    pass "--history-level=none: earlier location not recorded (exit code 42)"
+else
+    fail "--history-level=none: exit code $rc"
+    cat "$tmp/err"
+fi
+run_tool --history-level=most "$progs/mutex_counter"
+if [ "$rc" -ne 0 ] && grep -q 'Bad option: --history-level=most' "$tmp/err"; then
+    pass "--history-level=most rejected (exit code $rc)"
+else
+    fail "--history-level=most: exit code $rc"
+    cat "$tmp/err"
+fi
+
+# Malformed suppression files stop Valgrind before the program runs, with
+# the core's message naming the file and line, and what is wrong.
+bad_supp() {   # name, file, expected line number, expected reason
+    run_tool --suppressions="$2" "$progs/mutex_counter"
+    sed -n 's/^==[0-9]*== //p' "$tmp/err" | sed -n '/^FATAL: /{N;p;q;}' >"$tmp/fatal"
+    printf 'FATAL: in suppressions file "%s" near line %s:\n   %s\n' "$2" "$3" "$4" >"$tmp/fatal.exp"
+    if [ "$rc" -ne 0 ] && cmp -s "$tmp/fatal.exp" "$tmp/fatal"; then
+        pass "$1 rejected: $(head -n 1 "$tmp/fatal") (exit code $rc)"
+    else
+        fail "$1: exit code $rc"
+        diff "$tmp/fatal.exp" "$tmp/fatal"
+        cat "$tmp/err"
+    fi
+}
+printf '{\n   bogus-kind\n   racepred:Bogus\n   fun:main\n}\n' >"$tmp/bogus.supp"
+bad_supp "unknown suppression kind racepred:Bogus" "$tmp/bogus.supp" 3 \
+    "unknown tool suppression type"
+printf '{\n   truncated\n   racepred:Race\n   fun:main\n' >"$tmp/truncated.supp"
+bad_supp "truncated suppression entry" "$tmp/truncated.supp" 4 \
+    "unexpected end-of-file (when reading stack trace)"
 
 # A tool directory holding everything but the preload.
 mkdir "$tmp/lib-without-preload"
