@@ -4,6 +4,7 @@
 #include "rp_shim.h"
 #include "rp_sort.h"
 #include "rp_u64map.h"
+#include "rp_offline.h"
 
 static uint32_t *alloc_u32(size_t count)
 {
@@ -325,4 +326,209 @@ bool tc_open_acquires(const rp_tcfacts *f, const uint32_t *cone, uint32_t *count
                         twice = true;
         }
     return twice;
+}
+
+/* ---- optimistic linearisation (G^Opt of seed 004) ------------------------ */
+
+typedef struct graph {
+    rp_u64vec edges;        /* src << 32 | dst, positions in S */
+    uint32_t m;
+} graph;
+
+typedef struct byte_state {
+    uint32_t last_write;    /* position in S, or TC_NONE */
+    rp_u64vec reads;        /* positions since last_write */
+} byte_state;
+
+static void free_byte(void *ctx, uint64_t key, void *value)
+{
+    byte_state *b = value;
+    (void)ctx;
+    (void)key;
+    u64vec_free(&b->reads);
+    rp_free(b);
+}
+
+static void free_vec(void *ctx, uint64_t key, void *value)
+{
+    (void)ctx;
+    (void)key;
+    u64vec_free(value);
+    rp_free(value);
+}
+
+static void edge(graph *g, uint32_t src, uint32_t dst)
+{
+    if (src != TC_NONE)
+        u64vec_push(&g->edges, (uint64_t)src << 32 | dst);
+}
+
+static void access_edges(const rp_event *e, uint32_t p, rp_u64map *bytes, graph *g)
+{
+    for (uint32_t k = 0; k < e->size; k++) {
+        byte_state *b = u64map_get(bytes, e->obj + k);
+        if (b == NULL) {
+            b = rp_calloc("rp.trcone.graph", 1, sizeof *b);
+            b->last_write = TC_NONE;
+            u64map_put(bytes, e->obj + k, b);
+        }
+        edge(g, b->last_write, p);
+        if (e->kind == RP_EV_READ) {
+            u64vec_push(&b->reads, p);
+            continue;
+        }
+        for (uint32_t j = 0; j < b->reads.n; j++)
+            edge(g, (uint32_t)b->reads.v[j], p);
+        b->reads.n = 0;
+        b->last_write = p;
+    }
+}
+
+/* Edges of G^Opt_S (transitively reduced where that is cheap). */
+static void build_graph(const rp_tcfacts *f, const uint32_t *S, const uint32_t *loc,
+                        const uint32_t *sev, graph *g)
+{
+    const rp_event *log = f->log;
+    rp_u64map bytes, sends;
+    uint32_t *last_thread = rp_malloc("rp.trcone.graph", (f->n_threads + 1) * sizeof(uint32_t));
+    uint32_t *last_rel = rp_malloc("rp.trcone.graph", (f->n_locks + 1) * sizeof(uint32_t));
+    for (uint32_t t = 0; t < f->n_threads; t++)
+        last_thread[t] = TC_NONE;
+    for (uint32_t l = 0; l < f->n_locks; l++)
+        last_rel[l] = TC_NONE;
+    u64map_init(&bytes);
+    u64map_init(&sends);
+    for (uint32_t p = 0; p < g->m; p++) {
+        uint32_t i = sev[p];
+        const rp_event *e = &log[i];
+        edge(g, last_thread[e->tid], p);
+        last_thread[e->tid] = p;
+        if (f->tpos[i] == 0 && f->fork_at[e->tid] != TC_NONE)
+            edge(g, loc[f->fork_at[e->tid]], p);
+        switch (e->kind) {
+        case RP_EV_JOIN: {
+            uint32_t len = tc_thread_len(f, (uint32_t)e->obj);
+            if (len != 0)
+                edge(g, loc[tc_thread_event(f, (uint32_t)e->obj, len - 1)], p);
+            break;
+        }
+        case RP_EV_SYNC_SEND: {
+            rp_u64vec *v = u64map_get(&sends, e->obj);
+            if (v == NULL) {
+                v = rp_calloc("rp.trcone.graph", 1, sizeof *v);
+                u64map_put(&sends, e->obj, v);
+            }
+            u64vec_push(v, p);
+            break;
+        }
+        case RP_EV_SYNC_RECV: {
+            const rp_u64vec *v = u64map_get(&sends, e->obj);
+            for (uint32_t j = 0; v != NULL && j < v->n; j++)
+                edge(g, (uint32_t)v->v[j], p);
+            break;
+        }
+        case RP_EV_READ:
+        case RP_EV_WRITE:
+        case RP_EV_FORGET:
+            access_edges(e, p, &bytes, g);
+            break;
+        case RP_EV_ACQUIRE:
+        case RP_EV_ACQUIRE_SHARED: {
+            uint32_t r = f->match[i], l = f->lock_id[i];
+            if (r != TC_NONE && tc_in(f, S, r)) {
+                edge(g, last_rel[l], p);
+            } else {
+                uint32_t last = tc_last_release(f, S, l);
+                edge(g, last == TC_NONE ? TC_NONE : loc[last], p);
+            }
+            break;
+        }
+        case RP_EV_RELEASE:
+        case RP_EV_RELEASE_SHARED:
+            last_rel[f->lock_id[i]] = p;
+            break;
+        default:
+            break;
+        }
+    }
+    u64map_for_each(&bytes, free_byte, NULL);
+    u64map_free(&bytes);
+    u64map_for_each(&sends, free_vec, NULL);
+    u64map_free(&sends);
+    rp_free(last_thread);
+    rp_free(last_rel);
+}
+
+static void heap_push(uint32_t *h, uint32_t *n, uint32_t v)
+{
+    uint32_t i = (*n)++;
+    for (; i > 0 && h[(i - 1) / 2] > v; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = v;
+}
+
+static uint32_t heap_pop(uint32_t *h, uint32_t *n)
+{
+    uint32_t top = h[0], v = h[--*n], i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = v;
+    return top;
+}
+
+bool tc_linearize(const rp_tcfacts *f, const uint32_t *S, uint32_t *loc, rp_witness *w)
+{
+    uint32_t end = tc_end(f, S), m = 0;
+    uint32_t *sev = rp_malloc("rp.trcone.graph", ((size_t)end + 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < end; i++)
+        if (tc_in(f, S, i)) {
+            loc[i] = m;
+            sev[m++] = i;
+        }
+    graph g = { { NULL, 0, 0 }, m };
+    build_graph(f, S, loc, sev, &g);
+    uint32_t *off = rp_calloc("rp.trcone.graph", (size_t)m + 2, sizeof(uint32_t));
+    uint32_t *indeg = rp_calloc("rp.trcone.graph", (size_t)m + 1, sizeof(uint32_t));
+    uint32_t *adj = rp_malloc("rp.trcone.graph", ((size_t)g.edges.n + 1) * sizeof(uint32_t));
+    uint32_t *heap = rp_malloc("rp.trcone.graph", ((size_t)m + 1) * sizeof(uint32_t));
+    for (uint32_t k = 0; k < g.edges.n; k++) {
+        off[(g.edges.v[k] >> 32) + 1]++;
+        indeg[(uint32_t)g.edges.v[k]]++;
+    }
+    for (uint32_t p = 0; p < m; p++)
+        off[p + 1] += off[p];
+    for (uint32_t k = 0; k < g.edges.n; k++)
+        adj[off[g.edges.v[k] >> 32]++] = (uint32_t)g.edges.v[k];
+    for (uint32_t p = m; p > 0; p--)    /* off[p] was advanced to the end of p */
+        off[p] = off[p - 1];
+    off[0] = 0;
+    uint32_t nh = 0, out = 0;
+    for (uint32_t p = 0; p < m; p++)
+        if (indeg[p] == 0)
+            heap_push(heap, &nh, p);
+    while (nh > 0) {
+        uint32_t p = heap_pop(heap, &nh);
+        witness_push(w, sev[p]);
+        out++;
+        for (uint32_t k = off[p]; k < off[p + 1]; k++)
+            if (--indeg[adj[k]] == 0)
+                heap_push(heap, &nh, adj[k]);
+    }
+    u64vec_free(&g.edges);
+    rp_free(off);
+    rp_free(indeg);
+    rp_free(adj);
+    rp_free(heap);
+    rp_free(sev);
+    return out == m;
 }

@@ -30,6 +30,7 @@
 #define RP_TRCONE_H
 
 #include "rp_event.h"
+#include "rp_witness.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -92,5 +93,16 @@ uint32_t tc_end(const rp_tcfacts *f, const uint32_t *cone);
 /* Number of open acquires in the cone; true if some lock has two (the cone
  * is then not lock-feasible). */
 bool tc_open_acquires(const rp_tcfacts *f, const uint32_t *cone, uint32_t *count);
+
+/* Appends to w a topological order of G^Opt over the (lock-feasible) cone
+ * (seed 004 §4: thread order, fork/join, sends -> recv, conflicting
+ * accesses in trace order (per byte: last write -> next access, reads ->
+ * next write), critical sections of a lock in trace order, the last
+ * release of a lock -> its open acquire), smallest trace position first;
+ * false if the graph has a cycle.  With no open acquire before its lock's
+ * last release the order is the trace order.  Every order of this graph
+ * is a correct reordering (Lemma 4.2); witness_check decides anyway.
+ * loc: scratch of n entries.  O(|cone| log |cone|). */
+bool tc_linearize(const rp_tcfacts *f, const uint32_t *cone, uint32_t *loc, rp_witness *w);
 
 #endif
