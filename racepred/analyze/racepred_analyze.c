@@ -19,6 +19,9 @@
  * validator, rp_spclosure.h / rp_witness.h); --witness=yes prints the
  * compact witness (or why there is none) on an indented line below.
  *
+ * RAPID's STD traces ("T0|w(V1)|4", rp_stdtrace.h) are recognised by the
+ * '|' of their first event line and analysed like text traces.
+ *
  * Binary traces recorded by the tool (--record-trace, rp_bintrace.h) are
  * recognised by their magic; their lines name the two code locations
  * instead of positions, one line per pair of sites and kinds:
@@ -33,6 +36,7 @@
 #include "rp_engine.h"
 #include "rp_shim.h"
 #include "rp_spclosure.h"
+#include "rp_stdtrace.h"
 #include "rp_trace.h"
 #include "rp_witness.h"
 
@@ -427,7 +431,8 @@ static bool analyze_file(const options *opt, const char *path, bool prefix_lines
     }
     rp_trace trace;
     rp_trace_error err;
-    bool ok = rp_trace_parse(text, len, &trace, &err);
+    bool ok = rp_std_detect(text, len) ? rp_std_parse(text, len, &trace, &err)
+                                        : rp_trace_parse(text, len, &trace, &err);
     free(text);
     if (!ok) {
         fprintf(stderr, "%s:%u: %s\n", path, err.line, err.message);
