@@ -16,10 +16,17 @@
  *
  *   ----------------------------------------------------------------
  *
+ *    Lock at 0x10C0A0 was first observed
+ *      at 0x483E64B: pthread_mutex_lock (rp_intercepts.c:90)
+ *      by 0x1091F8: main (racy.c:20)
+ *    Address 0x10c0a0 is 0 bytes inside data symbol "mu"
+ *
  *   Data race (hb, observed) during write of size 4 at 0x10C080 by thread #1
+ *   Locks held: 1, at address 0x10C0A0
  *      at 0x109241: main (racy.c:22)
  *
  *   This conflicts with a previous write of size 4 by thread #2
+ *   Locks held: none
  *      at 0x1091B6: worker (racy.c:10)
  *    Address 0x10c080 is 0 bytes inside data symbol "global_counter"
  *
@@ -30,8 +37,12 @@
  * report online; a race a detector reports later (after post-processing,
  * from finish()) shows that access as a one-frame stack, and such races
  * are deduplicated by racepred rather than by Valgrind's error table.  The
- * earlier access is known only by its instruction address, shown as a
- * one-frame stack.  The
+ * earlier access is shown as --history-level says (rp_history.h): its
+ * instruction as a one-frame stack (approx), its full stack (full), or
+ * "(location not recorded: --history-level=none)".  "Locks held" comes
+ * from the lockset ids in the sites of both accesses (rp_site.h); each
+ * lock is announced once in text mode, with where it was first locked,
+ * and in every error that names it in XML mode.  The
  * address is described as a heap block ("is 4 bytes inside a block of size
  * 16 alloc'd", the allocation stack, "Block was alloc'd by thread #1") or
  * by Valgrind's core (data symbol, stack, mapped file).  Thread numbers are
@@ -41,8 +52,10 @@
  *
  * In XML mode (--xml=yes) the same is written as <announcethread>
  * records and, per error, <kind>Race</kind>, <xwhat>, the stack,
- * <xauxwhat> with the earlier access, its stack and an <auxwhat> for the
- * address.
+ * an <auxwhat>Locks held: ...</auxwhat> after each access's stack,
+ * <xauxwhat> with the earlier access, its stack, the lock announcements
+ * (<auxwhat>Lock at 0x... was first observed</auxwhat> and a stack) and an
+ * <auxwhat> for the address.
  */
 #ifndef RP_ERRORS_H
 #define RP_ERRORS_H

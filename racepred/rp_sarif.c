@@ -308,6 +308,9 @@ static void related_locations(const rp_sarif_race *r)
     HChar text[256];
     ExeContext *prev = r->previous.where;
 
+    /* --history-level=none and no heap block: nothing to relate. */
+    if (prev == NULL && r->allocated_at == NULL)
+        return;
     describe_access(text, sizeof text, &r->previous, "previous ");
     rp_outfile_puts(&file, ",\n   \"relatedLocations\": [");
     if (prev != NULL)
