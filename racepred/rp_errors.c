@@ -21,6 +21,7 @@
 #include "rp_site.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
+#include "rp_wreport.h"
 
 typedef enum { RP_ERR_RACE = 0 } rp_error_kind;
 typedef enum { RP_SUPP_RACE = 0 } rp_supp_kind;
@@ -48,6 +49,9 @@ typedef struct {
     AddrInfo addr_info;
     /* Set when the error is first shown: its --sarif-file record. */
     UInt sarif;
+    /* The engine's witness for a predicted race it confirmed (a copy). */
+    Bool has_witness;
+    rp_witness_desc witness;
 } rp_race_extra;
 
 Bool rp_errors_show_unconfirmed = False;
@@ -217,6 +221,10 @@ void rp_errors_report(void *ctx, const rp_race *race)
     extra.prev_id = race->first.id;
     extra.locks = rp_site_lockset(race->second.site);
     extra.prev_locks = rp_site_lockset(race->first.site);
+    if (race->witness != NULL) {
+        extra.has_witness = True;
+        extra.witness = *race->witness;
+    }
     if (is_online(race)) {
         VG_(maybe_record_error)(rp_threads_current_vg, RP_ERR_RACE,
                                 (Addr)race->addr, NULL, &extra);
@@ -423,6 +431,10 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
     VG_(printf_xml)("  <auxwhat>%s</auxwhat>\n", held);
     announce_locks(x);
     VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
+    if (x->has_witness && VG_(clo_xml))
+        rp_wreport_xml(&x->witness);
+    else if (x->has_witness)
+        rp_wreport_text(&x->witness);
 }
 
 static void pp_race_text(const Error *err, const rp_race_extra *x)
@@ -446,6 +458,10 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
     else
         VG_(umsg)("   " RP_NOT_RECORDED "\n");
     VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
+    if (x->has_witness && VG_(clo_xml))
+        rp_wreport_xml(&x->witness);
+    else if (x->has_witness)
+        rp_wreport_text(&x->witness);
 }
 
 /* The error manager shows each distinct, unsuppressed error once: the

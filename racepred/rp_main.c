@@ -27,12 +27,15 @@
 #include "rp_sarif.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
+#include "rp_wreport.h"
 
 #define RP_DEFAULT_DETECTORS "hb"
 
 rp_engine *rp_tool_engine;
 
 static const HChar *clo_detectors = RP_DEFAULT_DETECTORS;
+/* --window: events kept to confirm predicted races (core/rp_window.h). */
+static Long clo_window = RP_WINDOW_DEFAULT;
 
 /* One line naming every detector, for --help and for a bad --detector. */
 static void print_known_detectors(HChar *buf, SizeT size)
@@ -72,6 +75,8 @@ static Bool process_option(const HChar *arg)
     } else if VG_STR_CLO(arg, "--history-level", value) {
         if (!rp_history_set(value))
             VG_(fmsg_bad_option)(arg, "expected none, approx or full\n");
+    } else if VG_BINT_CLO(arg, "--window", clo_window, RP_WINDOW_MIN,
+                          RP_WINDOW_MAX) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -100,6 +105,10 @@ static void print_usage(void)
 "                              access: nothing, its instruction, or its full\n"
 "                              stack (slower) [approx]\n");
     VG_(printf)(
+"    --window=N                events kept to build witnesses for predicted\n"
+"                              races (%u..%u, 24 bytes each) [%u]\n",
+        RP_WINDOW_MIN, RP_WINDOW_MAX, RP_WINDOW_DEFAULT);
+    VG_(printf)(
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"
 "    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"
@@ -120,9 +129,11 @@ static void post_clo_init(void)
     env.report = rp_errors_report;
     env.report_ctx = NULL;
     env.all_pairs = False;
+    env.window = (UInt)clo_window;
     rp_tool_engine = rp_engine_create(clo_detectors, &env, NULL);
     /* The list was validated while parsing options. */
     tl_assert(rp_tool_engine != NULL);
+    rp_wreport_init(rp_engine_window(rp_tool_engine));
 }
 
 static void fini(Int exitcode)
@@ -132,6 +143,7 @@ static void fini(Int exitcode)
     rp_record_finish();
     rp_sarif_finish();
     rp_clientreq_check_preload();
+    rp_wreport_summary(rp_engine_window(rp_tool_engine));
     if (rp_errors_unconfirmed > 0 && !rp_errors_show_unconfirmed && !VG_(clo_xml))
         VG_(umsg)("racepred: %llu predicted race reports not shown: no witness "
                   "confirms them (--show-unconfirmed=yes shows them)\n",

@@ -39,6 +39,10 @@ typedef struct rp_race {
     bool confirmed;         /* a witness reordering that makes them adjacent
                              * was built and passed the validator
                              * (rp_witness.h) */
+    /* Set by the engine when it confirmed the race with its event window
+     * (rp_window.h): what the report prints about the witness.  Valid
+     * during the report callback only; NULL otherwise. */
+    const struct rp_witness_desc *witness;
 } rp_race;
 
 typedef void (*rp_race_fn)(void *ctx, const rp_race *race);
@@ -50,12 +54,18 @@ typedef struct rp_detector_env {
      * only one earlier partner per racy access.  Costs memory linear in the
      * number of accesses: for offline analysis and tests. */
     bool all_pairs;
+    /* Events of the engine's window for confirming predicted races online
+     * (rp_window.h); 0: no window (racepred-analyze confirms offline). */
+    uint32_t window;
 } rp_detector_env;
 
 typedef struct rp_detector_ops {
     const char *name;
     const char *summary;    /* one line for --help and docs */
     bool needs_branches;    /* front ends skip RP_EV_BRANCH unless set */
+    bool predictive;        /* may report unconfirmed races with observed =
+                             * false: the engine then keeps an event window
+                             * and tries a witness for each (rp_window.h) */
 
     void *(*create)(const rp_detector_env *env);
     void (*destroy)(void *self);

@@ -9,6 +9,35 @@
 #include "rp_engine.h"
 
 #include "rp_shim.h"
+#include "rp_window.h"
+
+/* With a window, predictive detectors report to the engine, which tries a
+ * witness for each unconfirmed, unobserved race before forwarding it. */
+struct rp_engine_confirm {
+    rp_detector_env env;        /* what the detectors see */
+    rp_race_fn report;          /* the front end's */
+    void *report_ctx;
+    rp_window *window;
+    bool hb_too;                /* hb runs: observed races are its to report */
+};
+
+static void confirm_and_report(void *ctx, const rp_race *race)
+{
+    struct rp_engine_confirm *c = ctx;
+    /* One report per race: when hb runs beside predictive detectors, the
+     * races this run shows (HB-unordered) are hb's to report; the others
+     * add only the predicted ones. */
+    if (race->observed && c->hb_too && rp_strcmp(race->detector, "hb") != 0)
+        return;
+    if (race->observed || race->confirmed) {
+        c->report(c->report_ctx, race);
+        return;
+    }
+    rp_race r = *race;
+    r.witness = NULL;
+    rp_window_confirm(c->window, &r);
+    c->report(c->report_ctx, &r);
+}
 
 struct rp_engine_detector {
     const rp_detector_ops *ops;
@@ -131,11 +160,27 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
     rp_engine *eng = rp_calloc("rp.engine", 1, sizeof *eng);
     eng->detectors = rp_calloc("rp.engine.detectors", n, sizeof *eng->detectors);
     eng->n_detectors = n;
+    bool predictive = false;
+    for (unsigned i = 0; i < n; i++)
+        predictive |= found[i]->predictive;
+    if (predictive && env->window != 0) {
+        struct rp_engine_confirm *c = rp_calloc("rp.engine.confirm", 1, sizeof *c);
+        c->env = *env;
+        c->env.report = confirm_and_report;
+        c->env.report_ctx = c;
+        c->report = env->report;
+        c->report_ctx = env->report_ctx;
+        c->window = eng->window = rp_window_create(env->window);
+        for (unsigned i = 0; i < n; i++)
+            c->hb_too |= rp_strcmp(found[i]->name, "hb") == 0;
+        eng->confirm = c;
+        env = &c->env;
+    }
     for (unsigned i = 0; i < n; i++) {
         setup_detector(&eng->detectors[i], found[i], env);
         eng->needs_branches |= found[i]->needs_branches;
     }
-    eng->single = n == 1;
+    eng->single = n == 1 && eng->window == NULL;
     if (eng->single) {
         eng->single_self = eng->detectors[0].self;
         for (unsigned k = 0; k < RP_EV_KIND_COUNT; k++) {
@@ -154,6 +199,8 @@ void rp_engine_destroy(rp_engine *eng)
     for (unsigned i = 0; i < eng->n_detectors; i++)
         eng->detectors[i].ops->destroy(eng->detectors[i].self);
     rp_free(eng->detectors);
+    rp_window_destroy(eng->window);
+    rp_free(eng->confirm);
     rp_free(eng);
 }
 
@@ -165,6 +212,8 @@ bool rp_engine_needs_branches(const rp_engine *eng)
 void rp_engine_dispatch(rp_engine *eng, rp_event *e)
 {
     rp_assert(e->kind < RP_EV_KIND_COUNT);
+    if (eng->window != NULL)
+        rp_window_append(eng->window, e);
     for (unsigned i = 0; i < eng->n_detectors; i++) {
         rp_event_fn fn = eng->detectors[i].on_event[e->kind];
         if (fn != NULL)
@@ -182,4 +231,9 @@ void rp_engine_finish(rp_engine *eng)
 uint64_t rp_engine_event_count(const rp_engine *eng)
 {
     return eng->n_events;
+}
+
+struct rp_window *rp_engine_window(const rp_engine *eng)
+{
+    return eng->window;
 }

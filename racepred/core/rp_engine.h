@@ -25,6 +25,11 @@ struct rp_engine {
     rp_engine_detector *detectors;
     unsigned n_detectors;
     bool needs_branches;
+    /* The event window for witnesses (rp_window.h), only when a predictive
+     * detector runs; then `single` is false, so that the inline path of a
+     * lone non-predictive detector (hb) pays nothing for it. */
+    struct rp_window *window;
+    struct rp_engine_confirm *confirm;
 };
 
 /* `detectors` is a comma-separated list of names ("hb", "hb,wcp").  On an
@@ -57,5 +62,11 @@ static inline void rp_engine_event(rp_engine *eng, rp_event *e)
 void rp_engine_finish(rp_engine *eng);
 
 uint64_t rp_engine_event_count(const rp_engine *eng);
+
+/* The witness window, or NULL when no enabled detector is predictive or
+ * env->window was 0 (rp_window.h: capacity, outcome counts).  With hb and
+ * a predictive detector, the engine forwards observed races from hb only
+ * (one report per race). */
+struct rp_window *rp_engine_window(const rp_engine *eng);
 
 #endif

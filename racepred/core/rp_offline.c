@@ -291,7 +291,7 @@ static void report_one(const rp_detector_env *env, const char *name, const rp_ev
     uint64_t hi = ea->obj + ea->size < eb->obj + eb->size ? ea->obj + ea->size
                                                             : eb->obj + eb->size;
     rp_race race = { name, access_of(ea), access_of(eb), lo, (uint32_t)(hi - lo), observed,
-                     confirmed };
+                     confirmed, NULL };
     env->report(env->report_ctx, &race);
 }
 

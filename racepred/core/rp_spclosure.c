@@ -53,6 +53,7 @@ struct rp_spc {
     uint32_t *touched;      /* locks whose state to reset */
     uint32_t n_touched;
     uint32_t first;
+    uint32_t n_base;        /* log[0 .. n_base) is in every closure */
     bool dead;              /* first in S, or a needed release missing */
 };
 
@@ -384,11 +385,19 @@ static void reset(rp_spc *s)
     s->dead = false;
 }
 
+void spc_set_base(rp_spc *s, uint32_t n_base)
+{
+    rp_assert(n_base <= s->n);
+    s->n_base = n_base;
+}
+
 void spc_begin(rp_spc *s, uint32_t first)
 {
     rp_assert(first < s->n);
     reset(s);
     s->first = first;
+    for (uint32_t i = 0; i < s->n_base; i++)
+        need(s, i);
     seed(s, first);
     run(s);
 }

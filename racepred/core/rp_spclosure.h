@@ -57,6 +57,11 @@ typedef enum rp_spc_result {
     RP_SPC_SECOND_IN    /* e2 in the closure */
 } rp_spc_result;
 
+/* The first n_base events of the log are already executed (e.g. synthetic
+ * acquires of the locks held where a window of the run starts): every
+ * closure started afterwards contains them.  Default 0. */
+void spc_set_base(rp_spc *spc, uint32_t n_base);
+
 /* Starts a scan for pairs (first, x): the closure of first's predecessors. */
 void spc_begin(rp_spc *spc, uint32_t first);
 /* Adds second's predecessors (second after first, in another thread, and

@@ -22,7 +22,7 @@ static void log_race(void *ctx, const rp_race *race)
 void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t n,
                  race_log *log)
 {
-    rp_detector_env env = { log_race, log, all_pairs };
+    rp_detector_env env = { log_race, log, all_pairs, 0 };
     rp_engine *eng = rp_engine_create(detectors, &env, NULL);
     for (size_t i = 0; i < n; i++)
         rp_engine_event(eng, &events[i]);
