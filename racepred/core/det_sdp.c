@@ -707,6 +707,7 @@ const rp_detector_ops rp_det_sdp = {
     .summary = "strong dependence-aware prediction (Genc et al. OOPSLA'19): sound for the first "
                "race, more races than wcp",
     .needs_branches = false,
+    .predictive = true,
     .create = sdp_create,
     .destroy = sdp_destroy,
     .read = sdp_access_event,

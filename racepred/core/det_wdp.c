@@ -423,6 +423,7 @@ const rp_detector_ops rp_det_wdp = {
     .summary = "weak dependence-aware prediction (Genc et al. OOPSLA'19): complete, unsound "
                "without vindication; uses branch events",
     .needs_branches = true,
+    .predictive = true,
     .create = wdp_create,
     .destroy = wdp_destroy,
     .read = wdp_read,

@@ -185,6 +185,8 @@ static void report_race(rp_allpairs *p, const rp_access *first, const rp_access 
     race.addr = addr;
     race.size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
     race.observed = observed;
+    race.confirmed = false;
+    race.witness = NULL;
     p->env.report(p->env.report_ctx, &race);
 }
 
