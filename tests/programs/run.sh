@@ -182,6 +182,23 @@ else
     fail "--xml=yes output incomplete"
 fi
 
+# XML stays well formed whatever the symbol names (templates, operator&=),
+# and holds one <error> per error of the summary.
+if [ -x "$progs/racy_template" ] && command -v xmllint >/dev/null; then
+    run_tool -q --xml=yes --xml-file="$tmp/template.xml" "$progs/racy_template"
+    n_xml=$(grep -c '<kind>Race</kind>' "$tmp/template.xml")
+    n_sum=$(sed -n 's:.*<count>\([0-9]*\)</count>.*:\1:p' "$tmp/template.xml" | head -n 1)
+    if xmllint --noout "$tmp/template.xml" 2>"$tmp/xmllint.err" &&
+       grep -q 'operator&amp;=' "$tmp/template.xml" && [ "$n_xml" -ge 1 ]; then
+        pass "--xml=yes is well formed with template and operator names ($n_xml errors)"
+    else
+        fail "--xml=yes with template names: not well formed or no error (errors $n_xml, count $n_sum)"
+        cat "$tmp/xmllint.err"
+    fi
+    xmllint --noout "$tmp/races.xml" && pass "racy_counter XML parses with xmllint" ||
+        fail "racy_counter XML does not parse"
+fi
+
 # Malformed client requests: one line per kind of mistake, the program's
 # own exit code and output, no report.
 run_native clientreq_garbage
