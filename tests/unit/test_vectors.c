@@ -58,7 +58,8 @@ static int compare_pairs(const void *a, const void *b)
 static void sort_unique(pair_list *l)
 {
     uint32_t out = 0;
-    qsort(l->pairs, l->n, sizeof *l->pairs, compare_pairs);
+    if (l->n > 1)
+        qsort(l->pairs, l->n, sizeof *l->pairs, compare_pairs);
     for (uint32_t i = 0; i < l->n; i++)
         if (out == 0 || compare_pairs(&l->pairs[out - 1], &l->pairs[i]) != 0)
             l->pairs[out++] = l->pairs[i];
