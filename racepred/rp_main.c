@@ -29,7 +29,7 @@
 #include "rp_tool.h"
 #include "rp_wreport.h"
 
-#define RP_DEFAULT_DETECTORS "hb"
+#define RP_DEFAULT_DETECTORS "hb,wcp"
 
 rp_engine *rp_tool_engine;
 

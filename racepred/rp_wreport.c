@@ -22,16 +22,18 @@ static void where(HChar *buf, SizeT size, ULong site, Bool inside)
     VG_(snprintf)(buf, size, "%s %s", inside ? "at" : "after", ip);
 }
 
-static void step_text(const rp_witness_step *s, HChar *buf, SizeT size)
+/* sep: between the two halves (a newline and indent in text). */
+static void step_text(const rp_witness_step *s, HChar *buf, SizeT size,
+                      const HChar *sep)
 {
     HChar mine[256], other[256];
 
     where(mine, sizeof mine, s->site, s->site_inside);
     where(other, sizeof other, s->other_site, s->other_site_inside);
     VG_(snprintf)(buf, size,
-                  "thread #%u's critical section on lock %#llx %s running before "
+                  "thread #%u's critical section on lock %#llx %s%srunning before "
                   "thread #%u's %s",
-                  s->tid + 1, (ULong)s->lock, mine, s->other_tid + 1, other);
+                  s->tid + 1, (ULong)s->lock, mine, sep, s->other_tid + 1, other);
 }
 
 static void head_text(const rp_witness_desc *d, HChar *buf, SizeT size)
@@ -62,7 +64,7 @@ void rp_wreport_text(const rp_witness_desc *d)
     head_text(d, line, sizeof line);
     VG_(umsg)(" %s\n", line);
     for (k = 0; k < d->n_steps; k++) {
-        step_text(&d->steps[k], line, sizeof line);
+        step_text(&d->steps[k], line, sizeof line, "\n     ");
         VG_(umsg)("   %s%s\n", line,
                   k + 1 == d->n_steps && d->more_steps == 0 ? ";" : ",");
     }
@@ -79,7 +81,7 @@ void rp_wreport_xml(const rp_witness_desc *d)
     head_text(d, line, sizeof line);
     VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", line);
     for (k = 0; k < d->n_steps; k++) {
-        step_text(&d->steps[k], line, sizeof line);
+        step_text(&d->steps[k], line, sizeof line, " ");
         VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", line);
     }
     if (d->more_steps > 0)
@@ -91,7 +93,7 @@ void rp_wreport_xml(const rp_witness_desc *d)
 Bool rp_wreport_step(const rp_witness_desc *d, UInt k, HChar *buf, SizeT size)
 {
     if (k < d->n_steps) {
-        step_text(&d->steps[k], buf, size);
+        step_text(&d->steps[k], buf, size, " ");
         return True;
     }
     if (k == d->n_steps) {

@@ -7,8 +7,8 @@
  *
  *    Witness (validated): this run up to event 1204, then 3 of its next 9
  *    events in the same order, with
- *      thread #2's critical section on lock 0x10c0a0 at t2 (hide.c:25)
- *      running before thread #1's at t1 (hide.c:14);
+ *      thread #2's critical section on lock 0x10c0a0 at 0x1091F4: t2 (hide.c:25)
+ *        running before thread #1's at 0x109130: t1 (hide.c:14);
  *    then the two accesses are adjacent
  */
 #ifndef RP_WREPORT_H

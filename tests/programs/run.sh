@@ -371,5 +371,90 @@ else
     cat "$tmp/err"
 fi
 
+# Issue 4: races this run hides from happens-before.  The default
+# detectors report hidden_race as "predicted" with a validated witness
+# (its lines included in the comparison); --detector=hb reports nothing;
+# sdp (no rule (a) of WCP/DC for write-write sections) also finds
+# hidden_race_cs; with a window
+# too small for the padding the candidate is "out of window" and the
+# summary says so; ordered_by_data has no predictable race.
+witness_lines() {
+    sed -e 's/^==[0-9]*== //' -e 's/0x[0-9A-Fa-f][0-9A-Fa-f]*/0x.../g' \
+        -e '/ Witness/s/[0-9][0-9]*/N/g' "$1" | awk '/^Data race /{ p = 1 } p' |
+        grep -E '^(Data race |   at | Witness|   thread #|     running |   and |.*accesses are adjacent)'
+}
+for p in hidden_race hidden_race_cs ordered_by_data; do
+    run_tool -q --detector=hb --error-exitcode=42 "$progs/$p"
+    if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then pass "$p: --detector=hb reports nothing"; else fail "$p: --detector=hb exit code $rc"; cat "$tmp/err"; fi
+done
+run_native hidden_race
+run_tool -q --error-exitcode=42 "$progs/hidden_race"
+witness_lines "$tmp/err" >"$tmp/witness"
+if [ "$rc" -eq 42 ] && diff -u "$expected/hidden_race.stderr.exp" "$tmp/witness" >"$tmp/diff" &&
+   cmp -s "$tmp/native.out" "$tmp/out"; then
+    pass "hidden_race: default detectors report it predicted, with the witness of expected/hidden_race.stderr.exp"
+else
+    fail "hidden_race: exit code $rc, report differs from expected/hidden_race.stderr.exp"
+    cat "$tmp/diff" "$tmp/err"
+fi
+run_tool -q --xml=yes --xml-file="$tmp/hidden.xml" "$progs/hidden_race"
+if grep -q '<auxwhat>Witness (validated): ' "$tmp/hidden.xml" &&
+   grep -q '<auxwhat>then the two accesses are adjacent</auxwhat>' "$tmp/hidden.xml" &&
+   grep -q '</valgrindoutput>' "$tmp/hidden.xml"; then
+    pass "hidden_race: --xml=yes carries the witness as <auxwhat> lines"
+else
+    fail "hidden_race: witness missing from XML"
+fi
+run_tool -q --detector=hb,sdp --error-exitcode=42 "$progs/hidden_race_cs"
+if [ "$rc" -eq 42 ] && grep -q '^==[0-9]*== Data race (sdp, predicted) during write of size 4' "$tmp/err" &&
+   grep -q 'Witness (validated)' "$tmp/err"; then
+    pass "hidden_race_cs: sdp reports it predicted, with a witness"
+else
+    fail "hidden_race_cs: hb,sdp exit code $rc"
+    cat "$tmp/err"
+fi
+run_tool --window=1024 --error-exitcode=42 "$progs/hidden_race" 20000
+if [ "$rc" -eq 0 ] && ! grep -q 'Data race' "$tmp/err" &&
+   grep -q 'racepred:   unconfirmed: [1-9][0-9]* out of window (dropped)' "$tmp/err"; then
+    pass "hidden_race 20000 with --window=1024: unconfirmed, out of window, said at exit"
+else
+    fail "hidden_race --window=1024: exit code $rc"
+    cat "$tmp/err"
+fi
+run_tool -q --window=1024 --show-unconfirmed=yes "$progs/hidden_race" 20000
+if grep -q 'predicted, unconfirmed' "$tmp/err" && ! grep -q 'Witness' "$tmp/err"; then
+    pass "hidden_race out of window: shown unconfirmed with --show-unconfirmed=yes"
+else
+    fail "hidden_race out of window with --show-unconfirmed=yes"
+    cat "$tmp/err"
+fi
+for v in 12 abc 999999999999; do
+    run_tool --window=$v "$progs/mutex_counter"
+    if [ "$rc" -ne 0 ] && [ "$(grep -c -- '--window' "$tmp/err")" -ge 1 ]; then
+        pass "--window=$v rejected"
+    else
+        fail "--window=$v: exit code $rc"
+        cat "$tmp/err"
+    fi
+done
+
+# Race-free programs stay silent under every detector's confirmed output.
+detectors=$(valgrind --tool=racepred --help 2>/dev/null |
+    sed -n '/--detector=/,/--show-unconfirmed/p' | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
+for p in mutex_counter condvar_handoff sem_barrier rwlock_readers atomic_refcount once_spin ordered_by_data; do
+    built "$p" || continue
+    bad=""
+    for d in $detectors; do
+        run_tool -q --detector="$d" --error-exitcode=42 "$progs/$p"
+        if [ "$rc" -ne 0 ] || grep -q 'Data race' "$tmp/err"; then bad="$bad $d"; cp "$tmp/err" "$tmp/err.$d"; fi
+    done
+    if [ -z "$bad" ] && [ -n "$detectors" ]; then
+        pass "$p: silent under every detector ($(echo $detectors | tr ' ' ','))"
+    else
+        fail "$p: errors under:$bad"
+        for d in $bad; do cat "$tmp/err.$d"; done
+    fi
+done
+
 echo "$((checks - failures)) of $checks checks passed"
 [ "$failures" -eq 0 ]
