@@ -61,9 +61,16 @@ static Bool process_option(const HChar *arg)
          * command line is being parsed. */
         if (!rp_engine_check_list(value, &bad_name)) {
             print_known_detectors(known, sizeof known);
-            VG_(fmsg_bad_option)(arg, "unknown or repeated detector '%s' "
-                                 "(known: %s)\n",
-                                 bad_name != NULL ? bad_name : "", known);
+            if (bad_name != NULL && bad_name[0] != '\0'
+                && rp_detector_find(bad_name) != NULL)
+                VG_(fmsg_bad_option)(arg, "detector '%s' listed twice\n",
+                                     bad_name);
+            else if (bad_name == NULL || bad_name[0] == '\0')
+                VG_(fmsg_bad_option)(arg, "empty detector name in the list "
+                                     "(known: %s)\n", known);
+            else
+                VG_(fmsg_bad_option)(arg, "unknown detector '%s' "
+                                     "(known: %s)\n", bad_name, known);
         }
         clo_detectors = value;
     } else if VG_STR_CLO(arg, "--sarif-file", value) {

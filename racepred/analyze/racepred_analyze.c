@@ -147,6 +147,13 @@ static int parse_options(int argc, char **argv, options *opt)
     }
     char *bad = NULL;
     if (!rp_engine_check_list(opt->detectors, &bad)) {
+        if (bad[0] == '\0') {
+            fprintf(stderr, PROGRAM ": empty detector name in '%s' (known: ", opt->detectors);
+            print_known_detectors(stderr);
+            fprintf(stderr, ")\n");
+            rp_free(bad);
+            return 2;
+        }
         if (rp_detector_find(bad) != NULL) {
             fprintf(stderr, PROGRAM ": detector '%s' listed twice\n", bad);
             rp_free(bad);
@@ -423,6 +430,13 @@ static bool analyze_file(const options *opt, const char *path, bool prefix_lines
     }
     char *prefix = malloc(strlen(path) + 3);
     sprintf(prefix, "%s%s", prefix_lines ? path : "", prefix_lines ? ": " : "");
+    if (len > 0 && len < RP_BT_MAGIC_LEN && memcmp(text, RP_BT_MAGIC, len) == 0) {
+        fprintf(stderr, "%s: offset 0: truncated: %zu of the %u bytes of a binary trace's magic\n",
+                path, len, (unsigned)RP_BT_MAGIC_LEN);
+        free(text);
+        free(prefix);
+        return false;
+    }
     if (rp_bt_is_binary(text, len)) {
         bool ok = run_binary(opt, path, prefix, text, len);
         free(text);

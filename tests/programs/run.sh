@@ -227,7 +227,7 @@ else
 fi
 
 run_tool --detector=nope "$progs/mutex_counter"
-if [ "$rc" -ne 0 ] && grep -q "unknown or repeated detector 'nope' (known: .*hb" "$tmp/err"; then
+if [ "$rc" -ne 0 ] && grep -q "unknown detector 'nope' (known: .*hb" "$tmp/err"; then
     pass "--detector=nope rejected (exit code $rc)"
 else
     fail "--detector=nope: exit code $rc"

@@ -1,0 +1,228 @@
+#!/bin/sh
+# bench/corpus.sh — racepred on real multi-threaded programs from Debian
+# packages (issue 7).  One command, not part of `make check`:
+#
+#   bench/corpus.sh [--tools="racepred helgrind drd"] [--size-mb=N] [--timeout=S]
+#                   [--out=DIR]
+#
+# Uses `valgrind` from PATH; to run an uninstalled build, point
+# VALGRIND_LIB at its vglib (VALGRIND_LIB=$build/vglib bench/corpus.sh).
+# As root, installs missing packages with apt-get.
+#
+# For each program: a native run, then one run under each tool (default
+# detectors, --error-exitcode not set, so the program's own exit status
+# must come out), each with a timeout (a timeout is a failure).  The output
+# is compared with the native one (compressors: compressed bytes and the
+# decompressed round trip; sqlite3: the query results; memcached: every
+# answer checked by the client).  Prints a table: program, tool, result,
+# wall time, peak RSS, errors and contexts from the tool's ERROR SUMMARY;
+# logs (with every report) stay in --out (default /tmp/racepred-corpus).
+set -u
+
+tools="racepred"
+size_mb=2
+timeout_s=300
+out=/tmp/racepred-corpus
+for a in "$@"; do
+    case $a in
+    --tools=*) tools=${a#--tools=} ;;
+    --size-mb=*) size_mb=${a#--size-mb=} ;;
+    --timeout=*) timeout_s=${a#--timeout=} ;;
+    --out=*) out=${a#--out=} ;;
+    *) echo "usage: $0 [--tools=LIST] [--size-mb=N] [--timeout=S] [--out=DIR]" >&2; exit 2 ;;
+    esac
+done
+
+# --- packages -------------------------------------------------------------
+need="pigz pbzip2 xz-utils zstd sqlite3 memcached python3 time"
+missing=""
+for p in $need; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "corpus: missing packages:$missing (run as root to install them)" >&2
+        exit 2
+    fi
+    echo "corpus: installing$missing"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null || exit 2
+fi
+
+rm -rf "$out" && mkdir -p "$out" || exit 2
+cd "$out" || exit 2
+table=$out/table.txt
+: > "$table"
+failures=0
+
+# Compressible, deterministic input: words and numbers from a fixed seed.
+python3 - "$size_mb" > input.dat <<'PY'
+import random, sys
+r = random.Random(7)
+words = [''.join(r.choice('etaoinshrdlucmfwyp') for _ in range(r.randint(2, 9))) for _ in range(4000)]
+n = int(sys.argv[1]) << 20
+out = []
+size = 0
+while size < n:
+    line = ' '.join(r.choice(words) for _ in range(12)) + ' %d\n' % r.randint(0, 10**6)
+    out.append(line)
+    size += len(line)
+sys.stdout.write(''.join(out)[:n])
+PY
+
+# run NAME TOOL OUTFILE CMD...: runs CMD (stdout to OUTFILE) natively
+# (TOOL=native) or under valgrind --tool=TOOL, with the timeout; sets
+# $rc, $secs, $rss_kb, $errs, $ctxs; the log is NAME.TOOL.log.
+run() {
+    rname=$1 tool=$2 outfile=$3
+    shift 3
+    log=$out/$rname.$tool.log
+    if [ "$tool" = native ]; then
+        set -- "$@"
+    else
+        set -- valgrind --tool="$tool" --log-file="$log" "$@"
+    fi
+    /usr/bin/time -f '%e %M' -o "$out/$rname.$tool.time" \
+        timeout -k 10 "$timeout_s" "$@" > "$outfile" 2> "$out/$rname.$tool.stderr"
+    rc=$?
+    # /usr/bin/time writes "Command exited with non-zero status N" first.
+    tail -n 1 "$out/$rname.$tool.time" | { read -r s r; echo "$s $r"; } > "$out/$rname.$tool.tr"
+    read -r secs rss_kb < "$out/$rname.$tool.tr"
+    errs=- ctxs=-
+    if [ "$tool" != native ] && [ -f "$log" ]; then
+        summary=$(grep 'ERROR SUMMARY' "$log" | tail -n 1)
+        errs=$(echo "$summary" | sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p')
+        ctxs=$(echo "$summary" | sed -n 's/.*from \([0-9]*\) contexts.*/\1/p')
+        [ -n "$errs" ] || errs="none"
+        if grep -q 'valgrind: the .impossible. happened\|racepred: internal error\|Assertion .* failed' "$log"; then
+            rc=200
+        fi
+    fi
+}
+
+record() { # NAME TOOL VERDICT
+    printf '%-10s %-9s %-28s %8s %9s %7s %6s\n' "$1" "$2" "$3" "$secs" "$rss_kb" "$errs" "$ctxs" >> "$table"
+    case $3 in ok*) ;; *) failures=$((failures + 1)) ;; esac
+}
+
+verdict() { # NATIVE_RC SAME(0/1)
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "FAIL timeout"
+    elif [ "$rc" = 200 ]; then echo "FAIL tool crash"
+    elif [ "$rc" != "$1" ]; then echo "FAIL exit $rc (native $1)"
+    elif [ "$2" != 0 ]; then echo "FAIL output differs"
+    else echo ok; fi
+}
+
+# --- compressors: compress (output identical to native), decompress ------
+# valgrind follows the program, not sh: run the compressor directly.
+compressor_direct() { # NAME "COMPRESS ARGS" "DECOMPRESS ARGS"
+    name=$1 comp=$2 decomp=$3
+    run "$name" native "$name.native.z" $comp input.dat; nrc=$rc
+    $decomp "$name.native.z" > "$name.native.back" && cmp -s input.dat "$name.native.back" \
+        || echo "corpus: $name: native round trip failed" >&2
+    record "$name" native "$([ $nrc = 0 ] && echo ok || echo "FAIL native exit $nrc")"
+    for t in $tools; do
+        run "$name-c" "$t" "$name.$t.z" $comp input.dat
+        cmp -s "$name.native.z" "$name.$t.z"; same=$?
+        record "$name-c" "$t" "$(verdict $nrc $same)"
+        run "$name-d" "$t" "$name.$t.back" $decomp "$name.native.z"
+        cmp -s input.dat "$name.$t.back"; same=$?
+        record "$name-d" "$t" "$(verdict 0 $same)"
+    done
+}
+
+compressor_direct pigz "pigz -p 2 -b 128 -c" "pigz -p 2 -d -c"
+compressor_direct pbzip2 "pbzip2 -p2 -b1 -c" "pbzip2 -p2 -d -c"
+compressor_direct xz "xz -T2 --block-size=262144 -c" "xz -T2 -d -c"
+compressor_direct zstd "zstd -q -T2 -B524288 -c" "zstd -q -T2 -d -c"
+
+# --- sqlite3: the multi-threaded sorter (PRAGMA threads) ------------------
+cat > sqlite.sql <<'SQL'
+PRAGMA threads = 2;
+PRAGMA cache_size = 50;
+CREATE TABLE t(a INTEGER, b TEXT);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000)
+INSERT INTO t SELECT (i * 7919) % 20011, printf('row-%08d', (i * 104729) % 1000003) FROM c;
+CREATE INDEX t_b ON t(b);
+SELECT count(*), sum(a) FROM t;
+SELECT b FROM t ORDER BY b LIMIT 3;
+SELECT a, count(*) FROM t GROUP BY a ORDER BY 2 DESC, 1 LIMIT 3;
+SQL
+rm -f sq.*.db
+run sqlite3 native sqlite3.native.out sqlite3 sq.native.db ".read sqlite.sql"; nrc=$rc
+record sqlite3 native "$([ $nrc = 0 ] && echo ok || echo "FAIL native exit $nrc")"
+for t in $tools; do
+    run sqlite3 "$t" "sqlite3.$t.out" sqlite3 "sq.$t.db" ".read sqlite.sql"
+    cmp -s sqlite3.native.out "sqlite3.$t.out"; same=$?
+    record sqlite3 "$t" "$(verdict $nrc $same)"
+done
+
+# --- memcached -t 4 on loopback, driven by a bounded client ---------------
+cat > mc_client.py <<'PY'
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+deadline = time.time() + float(sys.argv[3])
+while True:
+    try:
+        s = socket.create_connection(('127.0.0.1', port), timeout=30)
+        break
+    except OSError:
+        if time.time() > deadline:
+            print('client: no server'); sys.exit(3)
+        time.sleep(0.2)
+f = s.makefile('rwb')
+def cmd(line, data=None):
+    f.write(line.encode() + b'\r\n')
+    if data is not None:
+        f.write(data + b'\r\n')
+    f.flush()
+bad = 0
+for i in range(n):
+    v = b'value-%d-' % i + b'x' * (i % 50)
+    cmd('set key%d 0 0 %d' % (i, len(v)), v)
+    if f.readline() != b'STORED\r\n':
+        bad += 1
+for i in range(n):
+    cmd('get key%d' % i)
+    v = b'value-%d-' % i + b'x' * (i % 50)
+    if f.readline() != b'VALUE key%d 0 %d\r\n' % (i, len(v)) or f.readline() != v + b'\r\n' \
+       or f.readline() != b'END\r\n':
+        bad += 1
+cmd('incr key0 1')
+bad += f.readline() != b'CLIENT_ERROR cannot increment or decrement non-numeric value\r\n'
+print('client: %d keys, %d bad answers' % (n, bad))
+cmd('shutdown')
+s.close()
+sys.exit(1 if bad else 0)
+PY
+mc_port=$((21000 + $$ % 1000))
+mc_case() { # TOOL
+    t=$1
+    if [ "$t" = native ]; then pre=""; else pre="valgrind --tool=$t --log-file=$out/memcached.$t.log"; fi
+    rm -f "$out/memcached.$t.log"
+    /usr/bin/time -f '%e %M' -o "$out/memcached.$t.time" timeout -k 10 "$timeout_s" \
+        $pre memcached -t 4 -p "$mc_port" -U 0 -l 127.0.0.1 -A -m 16 -u nobody \
+        > "$out/memcached.$t.stdout" 2> "$out/memcached.$t.stderr" &
+    srv=$!
+    python3 mc_client.py "$mc_port" 2000 120 > "memcached.$t.client"; crc=$?
+    wait $srv; rc=$?
+    tail -n 1 "$out/memcached.$t.time" | { read -r s r; echo "$s $r"; } > "$out/memcached.$t.tr"
+    read -r secs rss_kb < "$out/memcached.$t.tr"
+    errs=- ctxs=-
+    if [ "$t" != native ]; then
+        summary=$(grep 'ERROR SUMMARY' "$out/memcached.$t.log" | tail -n 1)
+        errs=$(echo "$summary" | sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p')
+        ctxs=$(echo "$summary" | sed -n 's/.*from \([0-9]*\) contexts.*/\1/p')
+    fi
+    [ "$crc" = 0 ] && same=0 || same=1
+}
+mc_case native; mc_nrc=$rc
+record memcached native "$([ $crc = 0 ] && echo ok || echo "FAIL native client $crc")"
+for t in $tools; do
+    mc_case "$t"
+    record memcached "$t" "$(verdict $mc_nrc $same)"
+done
+
+printf '%-10s %-9s %-28s %8s %9s %7s %6s\n' program tool result "time(s)" "RSS(KB)" errors ctxs
+cat "$table"
+echo "corpus: $failures failure(s); logs in $out"
+[ "$failures" = 0 ]
