@@ -494,6 +494,7 @@ static void keep_for_sarif(const Error *err, rp_race_extra *x)
         r.block_size = x->addr_info.Addr.Block.block_szB;
         r.block_offset = x->addr_info.Addr.Block.rwoffset;
     }
+    r.witness = x->has_witness ? &x->witness : NULL;
     x->sarif = rp_sarif_add(&r);
 }
 

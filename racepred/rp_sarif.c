@@ -10,6 +10,7 @@
 
 #include "rp_outfile.h"
 #include "rp_sarif.h"
+#include "rp_wreport.h"
 
 #define RP_SARIF_SCHEMA \
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -346,6 +347,39 @@ static void stacks(const rp_sarif_race *r)
     rp_outfile_puts(&file, "]");
 }
 
+/* The witness as one threadFlow: its key steps, then the adjacent
+ * accesses (rp_wreport.h). */
+static void code_flow(const rp_sarif_race *r)
+{
+    const rp_witness_desc *d = r->witness;
+    ExeContext *where = r->access.where;
+    HChar text[700];
+    UInt k;
+
+    if (d == NULL)
+        return;
+    rp_outfile_puts(&file, ",\n   \"codeFlows\": [{\"message\": {");
+    json_field("text", "witness: a reordering of this run in which the accesses are adjacent");
+    rp_outfile_puts(&file, "}, \"threadFlows\": [{\"locations\": [");
+    for (k = 0; rp_wreport_step(d, k, text, sizeof text); k++) {
+        Addr ip = k < d->n_steps ? (Addr)(d->steps[k].site & 0xFFFFFFFFFFFFULL)
+                                 : best_frame(where);
+
+        rp_outfile_puts(&file, k == 0 ? "{\"location\": " : ", {\"location\": ");
+        if (ip != 0) {
+            code_location(k < d->n_steps ? VG_(current_DiEpoch)()
+                                         : VG_(get_ExeContext_epoch)(where),
+                          ip, 0, text);
+        } else {
+            rp_outfile_puts(&file, "{\"message\": {");
+            json_field("text", text);
+            rp_outfile_puts(&file, "}}");
+        }
+        rp_outfile_puts(&file, "}");
+    }
+    rp_outfile_puts(&file, "]}]}]");
+}
+
 static void result(const sarif_record *rec)
 {
     const rp_sarif_race *r = &rec->race;
@@ -359,6 +393,7 @@ static void result(const sarif_record *rec)
     rp_outfile_puts(&file, "]");
     related_locations(r);
     stacks(r);
+    code_flow(r);
     rp_outfile_printf(&file, ",\n   \"occurrenceCount\": %llu,\n   \"properties\": {",
                       rec->count);
     json_field("detector", r->detector);

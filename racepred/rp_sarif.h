@@ -55,6 +55,9 @@ typedef struct rp_sarif_race {
     ExeContext *allocated_at;   /* the heap block's allocation, or NULL */
     SizeT block_size;
     PtrdiffT block_offset;
+    /* A confirmed predicted race's witness (rp_wreport.h), written as a
+     * codeFlow; NULL: none.  Must live until rp_sarif_finish. */
+    const struct rp_witness_desc *witness;
 } rp_sarif_race;
 
 /* Creates the file (option value, %p expanded); False on failure. */

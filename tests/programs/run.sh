@@ -405,6 +405,17 @@ if grep -q '<auxwhat>Witness (validated): ' "$tmp/hidden.xml" &&
 else
     fail "hidden_race: witness missing from XML"
 fi
+if command -v python3 >/dev/null 2>&1; then
+    run_tool -q --sarif-file="$tmp/hidden.sarif" "$progs/hidden_race"
+    if python3 "$top_srcdir/tests/programs/check_sarif.py" "$tmp/hidden.sarif" 1 >"$tmp/sarif.log" &&
+       grep -q '"codeFlows": \[{"message": {"text": "witness: ' "$tmp/hidden.sarif" &&
+       grep -q '"text": "then the two accesses are adjacent"' "$tmp/hidden.sarif"; then
+        pass "hidden_race: SARIF valid, the witness as a codeFlow"
+    else
+        fail "hidden_race: SARIF witness codeFlow"
+        cat "$tmp/sarif.log"
+    fi
+fi
 run_tool -q --detector=hb,sdp --error-exitcode=42 "$progs/hidden_race_cs"
 if [ "$rc" -eq 42 ] && grep -q '^==[0-9]*== Data race (sdp, predicted) during write of size 4' "$tmp/err" &&
    grep -q 'Witness (validated)' "$tmp/err"; then
