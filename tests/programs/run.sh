@@ -450,17 +450,24 @@ for v in 12 abc 999999999999; do
 done
 
 # Race-free programs stay silent under every detector's confirmed output.
-detectors=$(valgrind --tool=racepred --help 2>/dev/null |
-    sed -n '/--detector=/,/--show-unconfirmed/p' | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
-for p in mutex_counter condvar_handoff sem_barrier rwlock_readers atomic_refcount once_spin ordered_by_data; do
+# The offline detectors (their --help line says "offline": they keep a log
+# of every event) run only on the programs of a few thousand events: on
+# mutex_counter's 300,000 they take minutes and gigabytes.
+help_lines=$(valgrind --tool=racepred --help 2>/dev/null | sed -n '/--detector=/,/--show-unconfirmed/p')
+detectors=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
+offline=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*offline.*/\1/p')
+big="mutex_counter rwlock_readers thread_pool"
+for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data; do
     built "$p" || continue
-    bad=""
+    bad="" ran=""
     for d in $detectors; do
+        case " $big " in *" $p "*) case " $(echo $offline) " in *" $d "*) continue ;; esac ;; esac
+        ran="$ran,$d"
         run_tool -q --detector="$d" --error-exitcode=42 "$progs/$p"
         if [ "$rc" -ne 0 ] || grep -q 'Data race' "$tmp/err"; then bad="$bad $d"; cp "$tmp/err" "$tmp/err.$d"; fi
     done
-    if [ -z "$bad" ] && [ -n "$detectors" ]; then
-        pass "$p: silent under every detector ($(echo $detectors | tr ' ' ','))"
+    if [ -z "$bad" ] && [ -n "$ran" ]; then
+        pass "$p: silent under every detector (${ran#,})"
     else
         fail "$p: errors under:$bad"
         for d in $bad; do cat "$tmp/err.$d"; done
