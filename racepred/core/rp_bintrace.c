@@ -327,6 +327,9 @@ static bool read_event(rp_bt_reader *r, uint8_t tag, size_t start, rp_event *e)
         return false;
     if (code == RP_BT_SIZE_EXPLICIT && !get_u32(r, &e->size, UINT32_MAX, "size"))
         return false;
+    if ((e->kind == RP_EV_READ || e->kind == RP_EV_WRITE) && e->size > RP_BT_MAX_ACCESS_SIZE)
+        return fail(r, start, "access of %u bytes (at most %u)", (uint64_t)e->size,
+                    (uint64_t)RP_BT_MAX_ACCESS_SIZE);
     if (!get_varint(r, &obj_delta, "object") || !get_varint(r, &site_delta, "site"))
         return false;
     if (!check_thread(r, start, e->tid))

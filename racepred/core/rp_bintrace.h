@@ -41,6 +41,11 @@
 /* Largest number of threads a trace may have. */
 #define RP_BT_MAX_THREADS (1u << 20)
 #define RP_BT_MESSAGE_MAX 120
+/* Largest read or write a trace may hold (the tool's accesses come from
+ * Valgrind's IR: at most a few hundred bytes, FXSAVE/XSAVE areas); larger
+ * ones would cost the detectors time and memory per byte.  Forgets may
+ * span up to 4 GiB - 1. */
+#define RP_BT_MAX_ACCESS_SIZE 65536u
 
 /* Tag byte of an event: bits 0-3 the kind, bit 4 "a thread number
  * follows", bits 5-7 the size code (RP_BT_SIZE_*).  Non-event records

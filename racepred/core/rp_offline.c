@@ -76,24 +76,30 @@ static void list_push(byte_list *l, uint32_t ev)
     l->ev[l->n++] = ev;
 }
 
+/* Only bytes some access touches get a list: a forget (a freed or fresh
+ * heap block, a dead stack, possibly gigabytes) is added to the lists of
+ * the accessed bytes inside its range, found in the sorted byte set, so
+ * its cost does not depend on its size. */
 rp_conflicts *conflicts_create(const rp_event *log, uint32_t n)
 {
     rp_conflicts *c = rp_calloc("rp.offline.bytes", 1, sizeof *c);
+    size_t nt;
+    uint64_t *t = touched_bytes(log, n, &nt);
     c->log = log;
     u64map_init(&c->bytes);
+    for (size_t j = 0; j < nt; j++)
+        u64map_put(&c->bytes, t[j], rp_calloc("rp.offline.bytes", 1, sizeof(byte_list)));
     for (uint32_t i = 0; i < n; i++) {
         const rp_event *e = &log[i];
-        if (!rp_event_is_access(e) && e->kind != RP_EV_FORGET)
-            continue;
-        for (uint32_t k = 0; k < e->size; k++) {
-            byte_list *l = u64map_get(&c->bytes, e->obj + k);
-            if (l == NULL) {
-                l = rp_calloc("rp.offline.bytes", 1, sizeof *l);
-                u64map_put(&c->bytes, e->obj + k, l);
-            }
-            list_push(l, i);
+        if (rp_event_is_access(e)) {
+            for (uint32_t k = 0; k < e->size; k++)
+                list_push(u64map_get(&c->bytes, e->obj + k), i);
+        } else if (e->kind == RP_EV_FORGET) {
+            FOR_TOUCHED_IN(j, t, nt, e->obj, e->size)
+                list_push(u64map_get(&c->bytes, t[j]), i);
         }
     }
+    rp_free(t);
     return c;
 }
 

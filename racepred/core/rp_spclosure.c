@@ -19,6 +19,7 @@
 #include "rp_spclosure.h"
 
 #include "rp_shim.h"
+#include "rp_sort.h"
 #include "rp_u64map.h"
 
 #define NONE UINT32_MAX
@@ -122,6 +123,8 @@ static void index_deps(rp_spc *s)
 {
     rp_u64map bytes, sends;
     u32vec d = { NULL, 0, 0 };
+    size_t nt;
+    uint64_t *touched = touched_bytes(s->log, s->n, &nt);
     u64map_init(&bytes);
     u64map_init(&sends);
     s->dep_off = rp_malloc("rp.spc", ((size_t)s->n + 1) * sizeof *s->dep_off);
@@ -135,9 +138,12 @@ static void index_deps(rp_spc *s)
                 if (w != 0 && (uint32_t)(w - 1) != prev)
                     vec_push(&d, prev = (uint32_t)(w - 1));
             }
-        } else if (e->kind == RP_EV_WRITE || e->kind == RP_EV_FORGET) {
+        } else if (e->kind == RP_EV_WRITE) {
             for (uint32_t k = 0; k < e->size; k++)
                 u64map_put(&bytes, e->obj + k, (void *)(uintptr_t)(i + 1));
+        } else if (e->kind == RP_EV_FORGET) {
+            FOR_TOUCHED_IN(j, touched, nt, e->obj, e->size)
+                u64map_put(&bytes, touched[j], (void *)(uintptr_t)(i + 1));
         } else if (e->kind == RP_EV_SYNC_SEND || e->kind == RP_EV_SYNC_RECV) {
             uint32_t *last = u64map_get(&sends, e->obj);
             if (last == NULL) {
@@ -154,6 +160,7 @@ static void index_deps(rp_spc *s)
     }
     s->dep_off[s->n] = d.n;
     s->deps = d.v;
+    rp_free(touched);
     u64map_free(&bytes);
     u64map_for_each(&sends, free_value, NULL);
     u64map_free(&sends);

@@ -161,6 +161,11 @@ static void build_writers(rp_tcfacts *f)
     f->writers = alloc_u32(f->writer_off[f->n]);
     for (uint32_t i = 0; i < f->n; i++) {
         const rp_event *e = &f->log[i];
+        if (e->kind == RP_EV_FORGET) {
+            FOR_TOUCHED_IN(j, f->touched, f->n_touched, e->obj, e->size)
+                u64map_put(&last, f->touched[j], (void *)(uintptr_t)(i + 1));
+            continue;
+        }
         for (uint32_t k = 0; k < e->size && (e->kind == RP_EV_READ || writes(e)); k++) {
             if (e->kind == RP_EV_READ)
                 f->writers[f->writer_off[i] + k] = (uint32_t)(uintptr_t)u64map_get(&last, e->obj + k) - 1;
@@ -245,6 +250,7 @@ void tc_build(rp_tcfacts *f, const rp_event *log, uint32_t n)
     f->n = n;
     build_threads(f);
     build_locks(f);
+    f->touched = touched_bytes(log, n, &f->n_touched);
     build_writers(f);
     build_clocks(f);
 }
@@ -257,6 +263,7 @@ void tc_free(rp_tcfacts *f)
     for (unsigned k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         rp_free(arrays[k]);
     rp_free(f->rels);
+    rp_free(f->touched);
     rp_memset(f, 0, sizeof *f);
 }
 
@@ -363,25 +370,36 @@ static void edge(graph *g, uint32_t src, uint32_t dst)
         u64vec_push(&g->edges, (uint64_t)src << 32 | dst);
 }
 
-static void access_edges(const rp_event *e, uint32_t p, rp_u64map *bytes, graph *g)
+static void byte_edges(uint64_t byte, bool is_read, uint32_t p, rp_u64map *bytes, graph *g)
 {
-    for (uint32_t k = 0; k < e->size; k++) {
-        byte_state *b = u64map_get(bytes, e->obj + k);
-        if (b == NULL) {
-            b = rp_calloc("rp.trcone.graph", 1, sizeof *b);
-            b->last_write = TC_NONE;
-            u64map_put(bytes, e->obj + k, b);
-        }
-        edge(g, b->last_write, p);
-        if (e->kind == RP_EV_READ) {
-            u64vec_push(&b->reads, p);
-            continue;
-        }
-        for (uint32_t j = 0; j < b->reads.n; j++)
-            edge(g, (uint32_t)b->reads.v[j], p);
-        b->reads.n = 0;
-        b->last_write = p;
+    byte_state *b = u64map_get(bytes, byte);
+    if (b == NULL) {
+        b = rp_calloc("rp.trcone.graph", 1, sizeof *b);
+        b->last_write = TC_NONE;
+        u64map_put(bytes, byte, b);
     }
+    edge(g, b->last_write, p);
+    if (is_read) {
+        u64vec_push(&b->reads, p);
+        return;
+    }
+    for (uint32_t j = 0; j < b->reads.n; j++)
+        edge(g, (uint32_t)b->reads.v[j], p);
+    b->reads.n = 0;
+    b->last_write = p;
+}
+
+/* A forget only matters to the bytes accesses touch (f->touched). */
+static void access_edges(const rp_tcfacts *f, const rp_event *e, uint32_t p, rp_u64map *bytes,
+                         graph *g)
+{
+    if (e->kind == RP_EV_FORGET) {
+        FOR_TOUCHED_IN(j, f->touched, f->n_touched, e->obj, e->size)
+            byte_edges(f->touched[j], false, p, bytes, g);
+        return;
+    }
+    for (uint32_t k = 0; k < e->size; k++)
+        byte_edges(e->obj + k, e->kind == RP_EV_READ, p, bytes, g);
 }
 
 /* Edges of G^Opt_S (transitively reduced where that is cheap). */
@@ -430,7 +448,7 @@ static void build_graph(const rp_tcfacts *f, const uint32_t *S, const uint32_t *
         case RP_EV_READ:
         case RP_EV_WRITE:
         case RP_EV_FORGET:
-            access_edges(e, p, &bytes, g);
+            access_edges(f, e, p, &bytes, g);
             break;
         case RP_EV_ACQUIRE:
         case RP_EV_ACQUIRE_SHARED: {

@@ -55,6 +55,9 @@ typedef struct rp_tcfacts {
     uint32_t n_nodes;
     uint32_t *rel_off;      /* per lock + 1: start in rels */
     uint64_t *rels;         /* releases of a lock: tid << 32 | tpos, sorted */
+    uint64_t *touched;      /* bytes reads and writes touch, sorted: a
+                               forget is applied to these only (rp_sort.h) */
+    size_t n_touched;
 } rp_tcfacts;
 
 void tc_build(rp_tcfacts *f, const rp_event *log, uint32_t n);

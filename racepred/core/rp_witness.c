@@ -13,6 +13,7 @@
 #include "rp_witness.h"
 
 #include "rp_shim.h"
+#include "rp_sort.h"
 #include "rp_u64map.h"
 
 #define NONE RP_WITNESS_NONE
@@ -137,6 +138,9 @@ struct rp_wcheck {
     uint32_t *deps;         /* reads: observed writer of each byte (or
                                NONE); recvs: the last send on obj of each
                                thread before it */
+    uint64_t *touched;      /* bytes reads and writes touch, sorted: a
+                               forget is applied to these only */
+    size_t n_touched;
     /* replay state, reset after every check */
     uint32_t *next;         /* per thread */
     uint8_t *in_w;          /* per event */
@@ -201,6 +205,7 @@ static void compute_deps(rp_wcheck *c)
 {
     rp_u64map bytes, sends;
     dep_builder b = { NULL, 0, 0 };
+    c->touched = touched_bytes(c->log, c->n, &c->n_touched);
     u64map_init(&bytes);
     u64map_init(&sends);
     c->dep_off = rp_malloc("rp.wcheck", ((size_t)c->n + 1) * sizeof *c->dep_off);
@@ -212,9 +217,12 @@ static void compute_deps(rp_wcheck *c)
                 uintptr_t w = (uintptr_t)u64map_get(&bytes, e->obj + k);
                 dep_push(&b, w == 0 ? NONE : (uint32_t)(w - 1));
             }
-        } else if (e->kind == RP_EV_WRITE || e->kind == RP_EV_FORGET) {
+        } else if (e->kind == RP_EV_WRITE) {
             for (uint32_t k = 0; k < e->size; k++)
                 u64map_put(&bytes, e->obj + k, (void *)(uintptr_t)(i + 1));
+        } else if (e->kind == RP_EV_FORGET) {
+            FOR_TOUCHED_IN(j, c->touched, c->n_touched, e->obj, e->size)
+                u64map_put(&bytes, c->touched[j], (void *)(uintptr_t)(i + 1));
         } else if (e->kind == RP_EV_SYNC_SEND || e->kind == RP_EV_SYNC_RECV) {
             uint32_t *last = u64map_get(&sends, e->obj);
             if (last == NULL) {
@@ -290,6 +298,7 @@ void wcheck_destroy(rp_wcheck *c)
     rp_free(c->shared_depth);
     rp_free(c->dep_off);
     rp_free(c->deps);
+    rp_free(c->touched);
     u64map_free(&c->writers);
     rp_free(c);
 }
@@ -465,9 +474,12 @@ static bool step_event(rp_wcheck *c, const rp_witness *w, uint32_t at, rp_witnes
     case RP_EV_READ:
         return step_read(c, at, i, err);
     case RP_EV_WRITE:
-    case RP_EV_FORGET:
         for (uint32_t k = 0; k < e->size; k++)
             u64map_put(&c->writers, e->obj + k, (void *)(uintptr_t)(i + 1));
+        return true;
+    case RP_EV_FORGET:
+        FOR_TOUCHED_IN(j, c->touched, c->n_touched, e->obj, e->size)
+            u64map_put(&c->writers, c->touched[j], (void *)(uintptr_t)(i + 1));
         return true;
     default:
         return step_lock(c, at, i, err);

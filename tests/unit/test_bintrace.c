@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "rp_bintrace.h"
+#include "rp_engine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,8 @@ static rp_event *random_events(size_t n, uint32_t *n_threads)
             ev[i].obj = (ev[i].tid + 1) % *n_threads;
         else if (ev[i].kind == RP_EV_JOIN)
             ev[i].kind = RP_EV_READ;
+        if (rp_event_is_access(&ev[i]) && ev[i].size > RP_BT_MAX_ACCESS_SIZE)
+            ev[i].size = RP_BT_MAX_ACCESS_SIZE;
     }
     return ev;
 }
@@ -227,6 +230,54 @@ static void test_specific_errors(void **state)
     rp_bt_reader_free(&r);
 }
 
+/* Fuzzing (tests/fuzz): a 4 GiB access made every detector allocate per
+ * byte; the reader now rejects accesses over RP_BT_MAX_ACCESS_SIZE. */
+static void test_huge_access_rejected(void **state)
+{
+    static const uint8_t huge_write[] = "\x89RPTRACE\x01\xf1\x00\xff\xff\xff\xff\x0f\x20\x02";
+    rp_bt_reader r;
+    rp_event e;
+    (void)state;
+    assert_true(rp_bt_reader_init(&r, huge_write, sizeof huge_write - 1));
+    assert_int_equal(rp_bt_next(&r, &e), RP_BT_ERROR);
+    assert_int_equal(r.err_offset, 9);
+    assert_string_equal(r.message, "access of 4294967295 bytes (at most 65536)");
+    rp_bt_reader_free(&r);
+}
+
+static unsigned huge_forget_races;
+
+static void count_race(void *ctx, const rp_race *race)
+{
+    (void)ctx;
+    assert_int_equal(race->first.id, 1);
+    assert_int_equal(race->second.id, 2);
+    huge_forget_races++;
+}
+
+/* A forget of 4 GiB - 1 (a legal event: a large heap block) made the
+ * offline detectors' conflict index (rp_offline.c) allocate a list per
+ * byte of it: out of memory.  Now its cost does not depend on its size. */
+static void test_huge_forget_offline(void **state)
+{
+    rp_detector_env env = { count_race, NULL, true, 0 };
+    rp_engine *eng = rp_engine_create("syncp,m2,osr", &env, NULL);
+    rp_event ev[] = {
+        { 0, 0x1010, 1, 0, 8, RP_EV_WRITE },
+        { 0, 0x1010, 2, 1, 8, RP_EV_WRITE },
+        { 0, 0x1000, 0, 0, UINT32_MAX, RP_EV_FORGET },
+        { 0, 0x1010, 3, 0, 8, RP_EV_WRITE },
+    };
+    (void)state;
+    assert_non_null(eng);
+    huge_forget_races = 0;
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+        rp_engine_event(eng, &ev[i]);
+    rp_engine_finish(eng);
+    rp_engine_destroy(eng);
+    assert_int_equal(huge_forget_races, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +286,8 @@ int main(void)
         cmocka_unit_test(test_flipped_bytes_never_crash),
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_specific_errors),
+        cmocka_unit_test(test_huge_access_rejected),
+        cmocka_unit_test(test_huge_forget_offline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
