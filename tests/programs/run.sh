@@ -462,8 +462,20 @@ for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier at
     bad="" ran=""
     for d in $detectors; do
         case " $big " in *" $p "*) case " $(echo $offline) " in *" $d "*) continue ;; esac ;; esac
+        case " $(echo $offline) " in
+        *" $d "*)
+            # Bounded: 4 GB of address space and 2 minutes; beyond, said.
+            (ulimit -v 4000000; timeout 120 valgrind --tool=racepred -q --detector="$d" \
+                --error-exitcode=42 "$progs/$p" >"$tmp/out" 2>"$tmp/err")
+            rc=$?
+            if [ "$rc" -eq 124 ] || grep -q 'out of memory' "$tmp/err"; then
+                echo "NOTE: $p under $d: over 2 minutes or 4 GB, not checked"
+                continue
+            fi ;;
+        *)
+            run_tool -q --detector="$d" --error-exitcode=42 "$progs/$p" ;;
+        esac
         ran="$ran,$d"
-        run_tool -q --detector="$d" --error-exitcode=42 "$progs/$p"
         if [ "$rc" -ne 0 ] || grep -q 'Data race' "$tmp/err"; then bad="$bad $d"; cp "$tmp/err" "$tmp/err.$d"; fi
     done
     if [ -z "$bad" ] && [ -n "$ran" ]; then
