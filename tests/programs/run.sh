@@ -451,17 +451,18 @@ done
 
 # Race-free programs stay silent under every detector's confirmed output.
 # The offline detectors (their --help line says "offline": they keep a log
-# of every event) run only on the programs of a few thousand events: on
-# mutex_counter's 300,000 they take minutes and gigabytes.
+# of every event) run only on ordered_by_data: inside the tool they take
+# minutes and gigabytes even on programs of a few thousand events (issue 5
+# notes), which CI cannot afford.
 help_lines=$(valgrind --tool=racepred --help 2>/dev/null | sed -n '/--detector=/,/--show-unconfirmed/p')
 detectors=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
 offline=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*offline.*/\1/p')
-big="mutex_counter rwlock_readers thread_pool"
+offline_ok="ordered_by_data"
 for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data; do
     built "$p" || continue
     bad="" ran=""
     for d in $detectors; do
-        case " $big " in *" $p "*) case " $(echo $offline) " in *" $d "*) continue ;; esac ;; esac
+        case " $offline_ok " in *" $p "*) ;; *) case " $(echo $offline) " in *" $d "*) continue ;; esac ;; esac
         case " $(echo $offline) " in
         *" $d "*)
             # Bounded: 4 GB of address space and 2 minutes; beyond, said.
