@@ -469,6 +469,8 @@ static void report_race(hb_detector *h, const rp_access *first, const rp_access 
     race.addr = addr;
     race.size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
     race.observed = true;
+    race.confirmed = false;
+    race.witness = NULL;
     h->env.report(h->env.report_ctx, &race);
 }
 

@@ -109,6 +109,12 @@ for p in $racy; do
         cat "$tmp/diff"
     fi
     if cmp -s "$tmp/native.out" "$tmp/out"; then pass "$p: stdout as native"; else fail "$p: stdout differs from native"; fi
+    # Only predicted races carry a witness; an observed one never does.
+    if awk '/Data race \(/ { observed = ($0 ~ /observed\)/) } /Witness/ && observed { bad = 1 } END { exit bad }' "$tmp/err"; then
+        pass "$p: no witness under an observed race"
+    else
+        fail "$p: a witness printed under an observed race"
+    fi
 done
 
 for p in $race_free; do
