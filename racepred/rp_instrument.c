@@ -79,8 +79,7 @@ static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
         on_access_slow(False, addr, size, site);
         return;
     }
-    rp_tool_emit(RP_EV_READ, rp_threads_current, addr, (uint32_t)size,
-                 site | rp_site_current_tag);
+    rp_tool_access(False, rp_threads_current, addr, size, site | rp_site_current_tag);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
@@ -89,8 +88,7 @@ static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
         on_access_slow(True, addr, size, site);
         return;
     }
-    rp_tool_emit(RP_EV_WRITE, rp_threads_current, addr, (uint32_t)size,
-                 site | rp_site_current_tag);
+    rp_tool_access(True, rp_threads_current, addr, size, site | rp_site_current_tag);
 }
 
 /* --history-level=full: the same, after noting the callers if stale. */

@@ -137,6 +137,7 @@ static void post_clo_init(void)
     env.report_ctx = NULL;
     env.all_pairs = False;
     env.window = (UInt)clo_window;
+    env.skip_repeats = True;
     rp_tool_engine = rp_engine_create(clo_detectors, &env, NULL);
     /* The list was validated while parsing options. */
     tl_assert(rp_tool_engine != NULL);
@@ -156,9 +157,11 @@ static void fini(Int exitcode)
                   "confirms them (--show-unconfirmed=yes shows them)\n",
                   rp_errors_unconfirmed);
     if (VG_(clo_verbosity) > 1)
-        VG_(umsg)("racepred: %llu events from %u threads\n",
+        VG_(umsg)("racepred: %llu events from %u threads; %llu repeated "
+                  "accesses dropped\n",
                   (ULong)rp_engine_event_count(rp_tool_engine),
-                  (UInt)rp_threads_count());
+                  (UInt)rp_threads_count(),
+                  (ULong)rp_engine_repeats_dropped(rp_tool_engine));
 }
 
 static void pre_clo_init(void)

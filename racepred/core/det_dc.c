@@ -217,6 +217,7 @@ const rp_detector_ops rp_det_dc = {
     .summary = "doesn't-commute (Roemer et al. PLDI'18): conflicting critical sections + "
                "release-release rule + program order; unsound without vindication",
     .needs_branches = false,
+    .repeat_safe = true,
     .predictive = true,
     .create = dc_create,
     .destroy = dc_destroy,

@@ -896,6 +896,7 @@ const rp_detector_ops rp_det_hb = {
     .name = "hb",
     .summary = "happens-before (FastTrack clocks): conflicting accesses unordered by HB",
     .needs_branches = false,
+    .repeat_safe = true,
     .create = hb_create,
     .destroy = hb_destroy,
     .read = hb_read,

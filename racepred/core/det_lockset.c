@@ -298,6 +298,7 @@ const rp_detector_ops rp_det_lockset = {
     .summary = "lockset (tutorial, seed 002): disjoint locksets, not ordered by thread order; "
                "possible races, unsound",
     .needs_branches = false,
+    .repeat_safe = true,
     .predictive = true,
     .create = ls_create,
     .destroy = ls_destroy,

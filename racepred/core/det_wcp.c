@@ -274,6 +274,7 @@ const rp_detector_ops rp_det_wcp = {
     .summary = "weak causal precedence (Kini et al. PLDI'17): sound for the first race, "
                "linear time",
     .needs_branches = false,
+    .repeat_safe = true,
     .predictive = true,
     .create = wcp_create,
     .destroy = wcp_destroy,

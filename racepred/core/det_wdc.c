@@ -23,6 +23,7 @@ const rp_detector_ops rp_det_wdc = {
     .summary = "weak doesn't-commute (SmartTrack, PLDI'20): DC without the release-release "
                "rule; unsound without vindication",
     .needs_branches = false,
+    .repeat_safe = true,
     .predictive = true,
     .create = wdc_create,
     .destroy = dc_destroy,

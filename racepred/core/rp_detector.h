@@ -57,6 +57,10 @@ typedef struct rp_detector_env {
     /* Events of the engine's window for confirming predicted races online
      * (rp_window.h); 0: no window (racepred-analyze confirms offline). */
     uint32_t window;
+    /* Let the engine drop repeated accesses before the detectors see them
+     * (rp_repeats.h); honoured in location mode when every enabled
+     * detector is repeat_safe. */
+    bool skip_repeats;
 } rp_detector_env;
 
 typedef struct rp_detector_ops {
@@ -66,6 +70,10 @@ typedef struct rp_detector_ops {
     bool predictive;        /* may report unconfirmed races with observed =
                              * false: the engine then keeps an event window
                              * and tries a witness for each (rp_window.h) */
+    bool repeat_safe;       /* its verdict on an access depends only on the
+                             * thread's clocks (which only its non-access
+                             * events move), the bytes and the access kind:
+                             * the engine may drop repeats (rp_repeats.h) */
 
     void *(*create)(const rp_detector_env *env);
     void (*destroy)(void *self);

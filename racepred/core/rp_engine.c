@@ -180,6 +180,11 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
         setup_detector(&eng->detectors[i], found[i], env);
         eng->needs_branches |= found[i]->needs_branches;
     }
+    bool repeat_safe = env->skip_repeats && !env->all_pairs;
+    for (unsigned i = 0; i < n; i++)
+        repeat_safe &= found[i]->repeat_safe;
+    if (repeat_safe)
+        eng->repeats = repeats_create();
     eng->single = n == 1 && eng->window == NULL;
     if (eng->single) {
         eng->single_self = eng->detectors[0].self;
@@ -200,6 +205,7 @@ void rp_engine_destroy(rp_engine *eng)
         eng->detectors[i].ops->destroy(eng->detectors[i].self);
     rp_free(eng->detectors);
     rp_window_destroy(eng->window);
+    repeats_destroy(eng->repeats);
     rp_free(eng->confirm);
     rp_free(eng);
 }
@@ -221,6 +227,12 @@ void rp_engine_dispatch(rp_engine *eng, rp_event *e)
     }
 }
 
+void rp_engine_window_only(rp_engine *eng, rp_event *e)
+{
+    e->id = ++eng->n_events;
+    rp_window_append(eng->window, e);
+}
+
 void rp_engine_finish(rp_engine *eng)
 {
     for (unsigned i = 0; i < eng->n_detectors; i++)
@@ -231,6 +243,11 @@ void rp_engine_finish(rp_engine *eng)
 uint64_t rp_engine_event_count(const rp_engine *eng)
 {
     return eng->n_events;
+}
+
+uint64_t rp_engine_repeats_dropped(const rp_engine *eng)
+{
+    return eng->repeats != NULL ? eng->repeats->dropped : 0;
 }
 
 struct rp_window *rp_engine_window(const rp_engine *eng)

@@ -9,6 +9,7 @@
 #define RP_ENGINE_H
 
 #include "rp_detector.h"
+#include "rp_repeats.h"
 
 typedef struct rp_engine rp_engine;
 typedef void (*rp_event_fn)(void *self, const rp_event *e);
@@ -30,6 +31,10 @@ struct rp_engine {
      * lone non-predictive detector (hb) pays nothing for it. */
     struct rp_window *window;
     struct rp_engine_confirm *confirm;
+    /* The filter of repeated accesses (rp_repeats.h), or NULL: only in
+     * location mode, when env->skip_repeats and every detector is
+     * repeat_safe. */
+    rp_repeats *repeats;
 };
 
 /* `detectors` is a comma-separated list of names ("hb", "hb,wcp").  On an
@@ -48,9 +53,23 @@ bool rp_engine_needs_branches(const rp_engine *eng);
 /* Dispatches e (id already assigned) to several detectors. */
 void rp_engine_dispatch(rp_engine *eng, rp_event *e);
 
-/* Assigns e->id (next position) and dispatches. */
+/* A dropped repeat that the window still needs (a write). */
+void rp_engine_window_only(rp_engine *eng, rp_event *e);
+
+/* Assigns e->id (next position) and dispatches, unless e is a repeated
+ * access the filter drops (then it gets no id unless the window needs it). */
 static inline void rp_engine_event(rp_engine *eng, rp_event *e)
 {
+    if (eng->repeats != NULL) {
+        if (e->kind <= RP_EV_WRITE
+            && repeats_is_repeat(eng->repeats, e->tid, e->obj, e->size,
+                                 e->kind == RP_EV_WRITE)) {
+            if (e->kind == RP_EV_WRITE && eng->window != NULL)
+                rp_engine_window_only(eng, e);
+            return;
+        }
+        repeats_note(eng->repeats, e);
+    }
     e->id = ++eng->n_events;
     if (eng->single && e->kind < RP_EV_KIND_COUNT)
         eng->single_fn[e->kind](eng->single_self, e);
@@ -62,6 +81,9 @@ static inline void rp_engine_event(rp_engine *eng, rp_event *e)
 void rp_engine_finish(rp_engine *eng);
 
 uint64_t rp_engine_event_count(const rp_engine *eng);
+
+/* Accesses the filter of repeats dropped (0 without the filter). */
+uint64_t rp_engine_repeats_dropped(const rp_engine *eng);
 
 /* The witness window, or NULL when no enabled detector is predictive or
  * env->window was 0 (rp_window.h: capacity, outcome counts).  With hb and

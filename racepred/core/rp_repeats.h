@@ -1,0 +1,113 @@
+/* rp_repeats.h — the engine's filter of repeated accesses.
+ *
+ * Most accesses of a real program repeat what its thread did a moment ago:
+ * the same bytes, read or written again before the thread synchronises
+ * with anyone.  For the detectors whose verdict on an access depends only
+ * on its thread's clocks, its bytes and whether it writes (hb, wcp, dc,
+ * wdc, lockset: rp_detector_ops.repeat_safe), such a repeat can change
+ * nothing they report about the racy bytes, so the engine drops it before
+ * any detector sees it.  Only in location mode: all-pairs mode must pair
+ * every access.
+ *
+ * Spans and stamps.  A thread's span is the stretch of its events between
+ * two of its non-access events (any synchronisation, fork, join, branch).
+ * Every span gets a stamp from one counter, so a stamp names a thread and
+ * one of its spans.  Per 8-byte granule the filter keeps the stamp of the
+ * last access it passed on and the bytes passed on under that stamp (all,
+ * and written).  An access of thread t is a repeat when its granule holds
+ * t's current stamp and those bytes cover it (the written ones, for a
+ * write); accesses over two granules are never repeats.
+ *
+ * Why dropping the repeat a2 is safe.  Its granule's stamp says that the
+ * accesses a1.. of t that covered it were passed on in the same span, and
+ * that no other thread's access of the granule was passed on since (it
+ * would have replaced the stamp).  A repeat-safe detector gives a1 and a2
+ * the same epoch and the same lock context, and a2's clock contains a1's:
+ *   - an earlier access b of another thread that races with a2 precedes a1
+ *     too and races with it (unordered with a2, so with a1; it conflicts
+ *     with a1, which is a write where a2 is): the race on those bytes is
+ *     reported at a1;
+ *   - a later access c that races with a2 finds a1's cell, or a cell of
+ *     the same epoch that replaced it: ordering against an epoch is the
+ *     same for a1 and a2, and whatever evicts a1 would evict a2.
+ * So every racy byte, with the pair of threads racing on it, that location
+ * mode reports without the filter, it reports with it; and everything it
+ * reports is a race of the relation.  For HB and lockset, whose clocks
+ * move only at synchronisation, the reports are the same; WCP, DC and WDC
+ * may grow a thread's clock at an access (rule (a) of rp_csrules.h), so a2
+ * could have evicted a cell that a1 could not, and the filter may report
+ * more (real) races.  tests/unit/test_repeats.c checks all of this on
+ * random runs.  A report may name a1's code location where a2's would have
+ * been another.  Detectors whose clock moves at every access (shb), or
+ * that track values through reads (sdp, wdp), are not repeat-safe.
+ *
+ * The witness window (rp_window.h) still receives dropped writes: a later
+ * read of another thread reads from the last of them, and a witness that
+ * kept an earlier one as its writer would not be a reordering of the run.
+ * Dropped reads are left out of it: a sync-preserving witness keeps the
+ * run's order, so a2, if its thread's prefix reaches it, reads from the
+ * same write as a1 (no other thread touched the granule between them).
+ *
+ * Cost: one shadow lookup and two compares per access; 8 bytes per granule
+ * accessed.  A stamp counter that wraps (2^32 spans) clears the filter.
+ */
+#ifndef RP_REPEATS_H
+#define RP_REPEATS_H
+
+#include "rp_event.h"
+#include "rp_shadow.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct rp_repeat_slot {
+    uint32_t stamp;        /* 0: nothing passed on */
+    uint8_t any;           /* bytes passed on under stamp */
+    uint8_t written;       /* bytes written under stamp */
+} rp_repeat_slot;
+
+typedef struct rp_repeats {
+    rp_shadow shadow;      /* rp_repeat_slot per granule */
+    uint32_t *stamp;       /* current stamp per thread */
+    uint32_t n_threads;
+    uint32_t last_stamp;
+    uint64_t dropped;      /* repeats dropped so far */
+} rp_repeats;
+
+rp_repeats *repeats_create(void);
+void repeats_destroy(rp_repeats *r);
+
+/* Thread tid's current stamp (growing the table on first use). */
+uint32_t repeats_thread_stamp(rp_repeats *r, rp_tid_t tid);
+
+/* Is this access a repeat?  Counts it if so.  Front ends call it on their
+ * hot path before building an event; the engine calls it for events. */
+static inline bool repeats_is_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr,
+                                     uint32_t size, bool is_write)
+{
+    uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
+    if (size - 1u >= RP_SHADOW_GRANULE_SIZE - offset || tid >= r->n_threads)
+        return false;
+    uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
+    const rp_shadow_cache_entry *c = shadow_cache_entry(&r->shadow,
+                                                        granule >> RP_SHADOW_CHUNK_BITS);
+    if (c->chunk != granule >> RP_SHADOW_CHUNK_BITS)
+        return false;
+    /* Typed arithmetic: the slot size is a constant here. */
+    const rp_repeat_slot *s = (const rp_repeat_slot *)c->slots
+                              + (granule & (RP_SHADOW_CHUNK_GRANULES - 1));
+    if (s->stamp != r->stamp[tid])
+        return false;
+    uint8_t mask = (uint8_t)(((1u << size) - 1) << offset);
+    if ((mask & ~(is_write ? s->written : s->any)) != 0)
+        return false;
+    r->dropped++;
+    return true;
+}
+
+/* Event e is passed on to the detectors: an access records its bytes under
+ * its thread's stamp, a forget clears its range, any other event starts a
+ * new span of its thread (and of the other thread of a fork or join). */
+void repeats_note(rp_repeats *r, const rp_event *e);
+
+#endif
