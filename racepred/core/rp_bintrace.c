@@ -193,8 +193,23 @@ static void message_number(rp_bt_reader *r, size_t *n, uint64_t v)
         r->message[(*n)++] = digits[--k];
 }
 
+/* Appends v to r->message at *n as 0x followed by hex digits. */
+static void message_hex(rp_bt_reader *r, size_t *n, uint64_t v)
+{
+    char digits[16];
+    size_t k = 0;
+    do {
+        digits[k++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v != 0);
+    for (const char *p = "0x"; *p != '\0' && *n + 1 < sizeof r->message; p++)
+        r->message[(*n)++] = *p;
+    while (k > 0 && *n + 1 < sizeof r->message)
+        r->message[(*n)++] = digits[--k];
+}
+
 /* Records an error at `offset`; returns false for the caller to pass on.
- * The format knows %s (a string) and %u (a uint64_t) only. */
+ * The format knows %s (a string), %u and %x (a uint64_t) only. */
 static bool fail(rp_bt_reader *r, size_t offset, const char *fmt, ...)
 {
     va_list ap;
@@ -204,6 +219,9 @@ static bool fail(rp_bt_reader *r, size_t offset, const char *fmt, ...)
     for (const char *p = fmt; *p != '\0' && n + 1 < sizeof r->message; p++) {
         if (p[0] == '%' && p[1] == 'u') {
             message_number(r, &n, va_arg(ap, uint64_t));
+            p++;
+        } else if (p[0] == '%' && p[1] == 'x') {
+            message_hex(r, &n, va_arg(ap, uint64_t));
             p++;
         } else if (p[0] == '%' && p[1] == 's') {
             for (const char *s = va_arg(ap, const char *);
@@ -312,6 +330,56 @@ static bool check_thread(rp_bt_reader *r, size_t offset, uint64_t tid)
     return true;
 }
 
+/* Values of r->owners and of the readers maps (never NULL: u64map). */
+#define NOT_HELD ((void *)1)
+#define HELD_BY(tid) ((void *)((uintptr_t)(tid) + 2))
+
+/* The map of the locks thread `tid` (a known thread) holds the read side
+ * of; the array grows only when a thread takes a read side, so a trace
+ * pays for it in proportion to its events. */
+static rp_u64map *readers_of(rp_bt_reader *r, rp_tid_t tid)
+{
+    if (tid >= r->readers_cap) {
+        uint32_t cap = r->n_threads;
+        r->readers = rp_realloc("rp.bintrace.readers", r->readers, cap * sizeof *r->readers);
+        for (uint32_t t = r->readers_cap; t < cap; t++)
+            u64map_init(&r->readers[t]);
+        r->readers_cap = cap;
+    }
+    return &r->readers[tid];
+}
+
+/* Lock discipline, as the text reader checks it, but an exclusive acquire
+ * of a lock another thread holds is accepted: the tool records one when
+ * it missed the holder's unlock (rp_locks.c), and the new holder is then
+ * the only one that may release it.  The tool records releases only for
+ * the holder, so a release by anyone else is a damaged or forged trace. */
+static bool check_lock(rp_bt_reader *r, size_t start, const rp_event *e)
+{
+    switch (e->kind) {
+    case RP_EV_ACQUIRE:
+        u64map_put(&r->owners, e->obj, HELD_BY(e->tid));
+        return true;
+    case RP_EV_RELEASE:
+        if (u64map_get(&r->owners, e->obj) != HELD_BY(e->tid))
+            return fail(r, start, "release of lock %x, which thread %u does not hold",
+                        e->obj, (uint64_t)e->tid);
+        u64map_put(&r->owners, e->obj, NOT_HELD);
+        return true;
+    case RP_EV_ACQUIRE_SHARED:
+        u64map_put(readers_of(r, e->tid), e->obj, HELD_BY(e->tid));
+        return true;
+    case RP_EV_RELEASE_SHARED:
+        if (u64map_get(readers_of(r, e->tid), e->obj) != HELD_BY(e->tid))
+            return fail(r, start, "read-side release of lock %x, which thread %u does not hold",
+                        e->obj, (uint64_t)e->tid);
+        u64map_put(readers_of(r, e->tid), e->obj, NOT_HELD);
+        return true;
+    default:
+        return true;
+    }
+}
+
 static bool read_event(rp_bt_reader *r, uint8_t tag, size_t start, rp_event *e)
 {
     unsigned code = tag >> RP_BT_SIZE_SHIFT;
@@ -342,6 +410,8 @@ static bool read_event(rp_bt_reader *r, uint8_t tag, size_t start, rp_event *e)
         return fail(r, start, "join of unknown thread %u", e->obj);
     if ((e->kind == RP_EV_FORK || e->kind == RP_EV_JOIN) && e->obj == e->tid)
         return fail(r, start, "thread %u forks or joins itself", (uint64_t)e->tid);
+    if (!check_lock(r, start, e))
+        return false;
     r->last_tid = e->tid;
     r->last_obj = e->obj;
     r->last_site = e->site;
@@ -463,4 +533,10 @@ void rp_bt_reader_free(rp_bt_reader *r)
     rp_free(r->threads);
     r->threads = NULL;
     r->threads_cap = 0;
+    u64map_free(&r->owners);
+    for (uint32_t i = 0; i < r->readers_cap; i++)
+        u64map_free(&r->readers[i]);
+    rp_free(r->readers);
+    r->readers = NULL;
+    r->readers_cap = 0;
 }

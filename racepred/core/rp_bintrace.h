@@ -22,7 +22,10 @@
  * numbered densely in order of first appearance (as actor or fork/join
  * argument, the way the tool numbers them), strings longer than the rest
  * of the input, a missing end record, an event count that disagrees,
- * bytes after the end.  Errors come back as (byte offset, message); it
+ * bytes after the end, and the release of a lock the releasing thread
+ * does not hold (as the text reader does; an exclusive acquire takes the
+ * lock from any holder, since the tool records one when it missed the
+ * holder's unlock: rp_locks.c).  Errors come back as (byte offset, message); it
  * never aborts and never allocates more than the input can justify.
  */
 #ifndef RP_BINTRACE_H
@@ -105,6 +108,9 @@ typedef struct rp_bt_reader {
     rp_u64map sites;        /* site -> its location (a char *) */
     char **threads;         /* description per thread number, or NULL */
     uint32_t threads_cap;
+    rp_u64map owners;       /* lock -> exclusive holder (rp_bintrace.c) */
+    rp_u64map *readers;     /* per thread: lock -> whether it holds the read side */
+    uint32_t readers_cap;
     size_t err_offset;
     char message[RP_BT_MESSAGE_MAX];
 } rp_bt_reader;

@@ -154,19 +154,13 @@ printf "$magic"'\221\000\040\002\057\001\000' > "$tmp/after.rpt"
 bad_trace after.rpt ": offset 15" "data after the end record"
 printf '\211RPTRACE\002' > "$tmp/version.rpt"
 bad_trace version.rpt ": offset 8" "unsupported version 2"
-# Release of an unheld lock (0x13 = release, thread 0, lock 3): the binary
-# reader checks the format, not the lock discipline (the tool records a
-# release only for its holder, rp_locks.c), so this is analysed, and every
-# detector must take it without crashing.
+# Release of an unheld lock (0x13 = release, thread 0, lock 3), and of a
+# lock another thread holds (0x12 = acquire by thread 0, then 0x13 by
+# thread 1): refused like the text reader refuses them.
 printf "$magic"'\023\000\006\000\057\001' > "$tmp/unheld.rpt"
-"$analyze" --detector=hb,shb,lockset,wcp,dc,wdc,syncp,m2,osr,wdp,sdp "$tmp/unheld.rpt" \
-    >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then
-    pass "trace unheld.rpt: analysed (binary traces: lock discipline not checked)"
-else
-    fail "trace unheld.rpt (exit $rc): $(cat "$tmp/err")"
-fi
+bad_trace unheld.rpt ": offset 9" "^.*: release of lock 0x3, which thread 0 does not hold$"
+printf "$magic"'\022\000\006\000\023\001\000\000\057\002' > "$tmp/otherrel.rpt"
+bad_trace otherrel.rpt ": offset 13" "release of lock 0x3, which thread 1 does not hold"
 
 # A missing file: one line, exit 1.
 "$analyze" "$tmp/nonexistent.trace" >"$tmp/out" 2>"$tmp/err"

@@ -43,12 +43,73 @@ static uint64_t rnd(void)
     return rng_state;
 }
 
+/* The locks a random stream holds, for releasing only held ones, as the
+ * tool does. */
+typedef struct {
+    rp_tid_t tid;
+    uint64_t obj;
+    bool shared;
+} held_lock;
+
+typedef struct {
+    held_lock locks[64];
+    size_t n;
+} held_set;
+
+static void held_remove(held_set *h, size_t i)
+{
+    h->locks[i] = h->locks[--h->n];
+}
+
+/* Index of the lock of that kind `tid` holds (any lock when obj is 0), or
+ * h->n. */
+static size_t held_find(const held_set *h, rp_tid_t tid, uint64_t obj, bool shared)
+{
+    size_t i;
+    for (i = 0; i < h->n; i++)
+        if (h->locks[i].tid == tid && h->locks[i].shared == shared
+            && (obj == 0 || h->locks[i].obj == obj))
+            break;
+    return i;
+}
+
+/* Makes ev follow the lock discipline the reader checks: a release names
+ * a lock its thread holds (else it becomes an acquire), an exclusive
+ * acquire takes the lock from whoever held it. */
+static void follow_lock_discipline(held_set *h, rp_event *ev)
+{
+    bool shared = ev->kind == RP_EV_ACQUIRE_SHARED || ev->kind == RP_EV_RELEASE_SHARED;
+    size_t i;
+
+    if (ev->kind == RP_EV_RELEASE || ev->kind == RP_EV_RELEASE_SHARED) {
+        i = held_find(h, ev->tid, 0, shared);
+        if (i < h->n) {
+            ev->obj = h->locks[i].obj;
+            held_remove(h, i);
+            return;
+        }
+        ev->kind = shared ? RP_EV_ACQUIRE_SHARED : RP_EV_ACQUIRE;
+    }
+    if (ev->kind == RP_EV_ACQUIRE) {
+        for (i = 0; i < h->n; i++)
+            if (h->locks[i].obj == ev->obj && !h->locks[i].shared)
+                held_remove(h, i--);
+    } else if (ev->kind != RP_EV_ACQUIRE_SHARED
+               || held_find(h, ev->tid, ev->obj, true) < h->n) {
+        return;
+    }
+    if (h->n < sizeof h->locks / sizeof h->locks[0])
+        h->locks[h->n++] = (held_lock){ ev->tid, ev->obj, shared };
+}
+
 /* A random stream in the tool's shape: threads appear densely (a FORK
- * names the next one), any kind, sizes common and odd, any obj and site. */
+ * names the next one), any kind, sizes common and odd, any obj and site;
+ * releases only of held locks. */
 static rp_event *random_events(size_t n, uint32_t *n_threads)
 {
     static const uint32_t sizes[] = { 0, 1, 2, 4, 8, 16, 32, 3, 4096, UINT32_MAX };
     rp_event *ev = calloc(n, sizeof *ev);
+    held_set held = { .n = 0 };
     *n_threads = 1;
     for (size_t i = 0; i < n; i++) {
         ev[i].id = i + 1;
@@ -65,6 +126,7 @@ static rp_event *random_events(size_t n, uint32_t *n_threads)
             ev[i].kind = RP_EV_READ;
         if (rp_event_is_access(&ev[i]) && ev[i].size > RP_BT_MAX_ACCESS_SIZE)
             ev[i].size = RP_BT_MAX_ACCESS_SIZE;
+        follow_lock_discipline(&held, &ev[i]);
     }
     return ev;
 }
@@ -230,6 +292,64 @@ static void test_specific_errors(void **state)
     rp_bt_reader_free(&r);
 }
 
+/* Encodes ev and reads it back: NULL if the reader accepted it, else its
+ * message (static), with *offset set. */
+static const char *read_back(const rp_event *ev, size_t n, size_t *offset)
+{
+    static char message[RP_BT_MESSAGE_MAX];
+    bytes b = encode(ev, n, 2);
+    rp_bt_reader r;
+    rp_event e;
+    rp_bt_status s;
+    assert_true(rp_bt_reader_init(&r, b.data, b.len));
+    while ((s = rp_bt_next(&r, &e)) == RP_BT_EVENT)
+        ;
+    *offset = r.err_offset;
+    snprintf(message, sizeof message, "%s", r.message);
+    rp_bt_reader_free(&r);
+    free(b.data);
+    return s == RP_BT_END ? NULL : message;
+}
+
+#define EV(kind, tid, obj) { 0, (obj), 0, (tid), 0, (kind) }
+
+/* A release by a thread that does not hold the lock is refused, as the
+ * text reader refuses it; a lock taken over by another thread's acquire
+ * (the tool missed an unlock) can only be released by the new holder. */
+static void test_unheld_release_rejected(void **state)
+{
+    const rp_event unheld[] = { EV(RP_EV_WRITE, 0, 8), EV(RP_EV_RELEASE, 0, 0x30) };
+    const rp_event other[] = { EV(RP_EV_ACQUIRE, 0, 0x30), EV(RP_EV_RELEASE, 1, 0x30) };
+    const rp_event twice[] = { EV(RP_EV_ACQUIRE, 0, 0x30), EV(RP_EV_RELEASE, 0, 0x30),
+                               EV(RP_EV_RELEASE, 0, 0x30) };
+    const rp_event taken[] = { EV(RP_EV_ACQUIRE, 0, 0x30), EV(RP_EV_ACQUIRE, 1, 0x30),
+                               EV(RP_EV_RELEASE, 1, 0x30), EV(RP_EV_RELEASE, 0, 0x30) };
+    const rp_event reader[] = { EV(RP_EV_ACQUIRE_SHARED, 0, 0x30),
+                                EV(RP_EV_ACQUIRE_SHARED, 1, 0x30),
+                                EV(RP_EV_RELEASE_SHARED, 1, 0x30),
+                                EV(RP_EV_RELEASE_SHARED, 0, 0x30),
+                                EV(RP_EV_RELEASE_SHARED, 0, 0x30) };
+    const rp_event mixed[] = { EV(RP_EV_ACQUIRE_SHARED, 0, 0x30), EV(RP_EV_RELEASE, 0, 0x30) };
+    size_t off;
+    (void)state;
+    assert_null(read_back(unheld, 1, &off));
+    assert_string_equal(read_back(unheld, 2, &off),
+                        "release of lock 0x30, which thread 0 does not hold");
+    /* The release's tag: after the magic, the version and the 4-byte write. */
+    assert_int_equal(off, RP_BT_MAGIC_LEN + 1 + 4);
+    assert_string_equal(read_back(other, 2, &off),
+                        "release of lock 0x30, which thread 1 does not hold");
+    assert_null(read_back(twice, 2, &off));
+    assert_non_null(read_back(twice, 3, &off));
+    assert_null(read_back(taken, 3, &off));
+    assert_string_equal(read_back(taken, 4, &off),
+                        "release of lock 0x30, which thread 0 does not hold");
+    assert_null(read_back(reader, 4, &off));
+    assert_string_equal(read_back(reader, 5, &off),
+                        "read-side release of lock 0x30, which thread 0 does not hold");
+    assert_non_null(read_back(mixed, 2, &off));
+}
+
 /* Fuzzing (tests/fuzz): a 4 GiB access made every detector allocate per
  * byte; the reader now rejects accesses over RP_BT_MAX_ACCESS_SIZE. */
 static void test_huge_access_rejected(void **state)
@@ -286,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_flipped_bytes_never_crash),
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_specific_errors),
+        cmocka_unit_test(test_unheld_release_rejected),
         cmocka_unit_test(test_huge_access_rejected),
         cmocka_unit_test(test_huge_forget_offline),
     };
