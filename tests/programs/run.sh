@@ -12,7 +12,12 @@
 #                       hex addresses (like Valgrind's own regression tests);
 #   race-free programs  exit code 0 and nothing at all on stderr under -q;
 #   every program       stdout and exit code the same as a native run
-#                       (racy ones: the same stdout);
+#                       (racy ones: the same stdout); the behaviour
+#                       programs (fork and exec, signals, 1,000 threads,
+#                       exit from a thread) under --trace-children=yes;
+#   out of memory       under ulimit -v, oom_alloc's malloc failure path
+#                       runs as natively, and a run whose shadow memory
+#                       runs out ends with Valgrind's message, exit code 1;
 #   suppressions        known_race.supp silences racy_counter (exit 0,
 #                       "suppressed: N" with N > 0); --gen-suppressions=all
 #                       output, saved to a file, silences racy_heap;
@@ -134,7 +139,7 @@ done
 # Programs that must behave as natively under the tool: same stdout, same
 # exit code (7 for exit_from_thread), nothing on stderr under -q.  The
 # fork_exec child (/bin/true) runs under the tool too.
-behaviour="fork_exec signal_handler threads_300 exit_from_thread"
+behaviour="fork_exec signal_handler threads_1000 exit_from_thread signal_wait"
 for p in $behaviour; do
     run_native "$p"
     run_tool -q --trace-children=yes "$progs/$p"
@@ -145,6 +150,40 @@ for p in $behaviour; do
         cat "$tmp/err"
     fi
 done
+
+# Out of memory, under a 1 GB address-space limit (ulimit -v, in a
+# subshell).  Untouched blocks: only the program's malloc fails, and its
+# own out-of-memory path must run as natively.  Touched blocks: the tool's
+# shadow memory grows with them and may run out first; then the run must
+# end with Valgrind's out-of-memory message and exit code 1, never a crash,
+# a hang or a partial output passed off as the program's.
+oom_limit_kb=1000000
+run_limited() { # ARGS...: run_tool under the limit
+    rc=0
+    (ulimit -v "$oom_limit_kb" && valgrind --tool=racepred "$@") >"$tmp/out" 2>"$tmp/err" || rc=$?
+}
+(ulimit -v "$oom_limit_kb" && "$progs/oom_alloc") >"$tmp/native.out" 2>/dev/null
+native_rc=$?
+run_limited -q "$progs/oom_alloc"
+if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+    pass "oom_alloc: malloc fails as natively under ulimit -v (exit code $rc)"
+else
+    fail "oom_alloc: exit code $rc (native $native_rc), or different stdout, or stderr output"
+    cat "$tmp/err"
+fi
+(ulimit -v "$oom_limit_kb" && "$progs/oom_alloc" touch) >"$tmp/native.out" 2>/dev/null
+native_rc=$?
+run_limited -q "$progs/oom_alloc" touch
+if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+    pass "oom_alloc touch: the tool outlasted the program (exit code $rc)"
+elif [ "$rc" -eq 1 ] && grep -q "Valgrind's memory management: out of memory" "$tmp/err" &&
+    grep -q "Valgrind cannot continue" "$tmp/err" && ! grep -q "impossible" "$tmp/err" &&
+    [ ! -s "$tmp/out" ]; then
+    pass "oom_alloc touch: the tool ran out first, with Valgrind's message (exit code 1)"
+else
+    fail "oom_alloc touch: exit code $rc (native $native_rc), neither the program's output nor the out-of-memory message"
+    tail -n 20 "$tmp/err"
+fi
 
 # The number N in "suppressed: N from M" of the error summary, or nothing.
 suppressed_count() {
