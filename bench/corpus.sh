@@ -3,7 +3,15 @@
 # packages (issue 7).  One command, not part of `make check`:
 #
 #   bench/corpus.sh [--tools="racepred helgrind drd"] [--size-mb=N] [--timeout=S]
-#                   [--out=DIR] [--only="pigz pbzip2 xz zstd sqlite3 memcached"]
+#                   [--out=DIR] [--only="pigz pbzip2 xz zstd sqlite3 memcached redis"]
+#                   [--detectors=LIST | --every-detector] [--memcached=PATH]
+#
+# --detectors=hb,wcp,... adds one racepred run per detector (--detector=D,
+# shown as tool racepred:D) to --tools; --every-detector is
+# --tools=racepred --detectors=hb,shb,lockset,wcp,dc,wdc,sdp,wdp and, unless
+# --only says otherwise, only the small programs (pigz zstd sqlite3).
+# --memcached=PATH runs that memcached binary instead of Debian's (a build
+# with -g, to read the reports).
 #
 # Uses `valgrind` from PATH; to run an uninstalled build, point
 # VALGRIND_LIB at its vglib (VALGRIND_LIB=$build/vglib bench/corpus.sh).
@@ -14,8 +22,10 @@
 # must come out), each with a timeout (a timeout is a failure).  The output
 # is compared with the native one (compressors: compressed bytes and the
 # decompressed round trip; sqlite3: the query results; memcached: every
-# answer checked by the client).  Prints a table: program, tool, result,
-# wall time, peak RSS, errors and contexts from the tool's ERROR SUMMARY;
+# answer checked by the client; redis: the counters and list lengths the
+# benchmark left, and that its I/O threads did work).  Prints a table:
+# program, tool, result, wall time, CPU time, peak RSS, errors and contexts
+# from the tool's ERROR SUMMARY, racepred's unconfirmed predicted races;
 # logs (with every report) stay in --out (default /tmp/racepred-corpus).
 set -u
 
@@ -23,8 +33,15 @@ tools="racepred"
 size_mb=2
 timeout_s=300
 out=/tmp/racepred-corpus
-only="pigz pbzip2 xz zstd sqlite3 memcached"
+only=""
+detectors=""
+memcached_bin=memcached
 want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
+usage() {
+    echo "usage: $0 [--tools=LIST] [--size-mb=N] [--timeout=S] [--out=DIR] [--only=LIST]" \
+         "[--detectors=LIST | --every-detector] [--memcached=PATH]" >&2
+    exit 2
+}
 for a in "$@"; do
     case $a in
     --tools=*) tools=${a#--tools=} ;;
@@ -32,12 +49,26 @@ for a in "$@"; do
     --timeout=*) timeout_s=${a#--timeout=} ;;
     --out=*) out=${a#--out=} ;;
     --only=*) only=${a#--only=} ;;
-    *) echo "usage: $0 [--tools=LIST] [--size-mb=N] [--timeout=S] [--out=DIR]" >&2; exit 2 ;;
+    --detectors=*) detectors=$(echo "${a#--detectors=}" | tr ',' ' ') ;;
+    --every-detector)
+        tools=""
+        detectors="hb shb lockset wcp dc wdc sdp wdp"
+        [ -n "$only" ] || only="pigz zstd sqlite3" ;;
+    --memcached=*) memcached_bin=${a#--memcached=} ;;
+    *) usage ;;
     esac
 done
+[ -n "$only" ] || only="pigz pbzip2 xz zstd sqlite3 memcached redis"
+for d in $detectors; do
+    case $d in
+    hb|shb|lockset|wcp|dc|wdc|sdp|wdp) tools="$tools racepred:$d" ;;
+    *) echo "corpus: '$d' is not an online detector (hb shb lockset wcp dc wdc sdp wdp)" >&2; exit 2 ;;
+    esac
+done
+[ -n "$tools" ] || usage
 
 # --- packages -------------------------------------------------------------
-need="pigz pbzip2 xz-utils zstd sqlite3 memcached python3 time"
+need="pigz pbzip2 xz-utils zstd sqlite3 memcached redis-server redis-tools python3 time"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -72,38 +103,64 @@ while size < n:
 sys.stdout.write(''.join(out)[:n])
 PY
 
+# The valgrind command line of TOOL: a tool name, or racepred:DETECTOR.
+# racepred runs with -v for its count of unconfirmed predicted races.
+vg_cmd() { # TOOL LOG
+    case $1 in
+    racepred:*) echo "valgrind --tool=racepred -v --detector=${1#racepred:} --log-file=$2" ;;
+    racepred) echo "valgrind --tool=racepred -v --log-file=$2" ;;
+    *) echo "valgrind --tool=$1 --log-file=$2" ;;
+    esac
+}
+
+# Sets $secs, $cpu, $rss_kb from NAME.TOOL.time (/usr/bin/time's output,
+# after a "Command exited with non-zero status N" line if any).
+read_time() { # NAME TOOL
+    tail -n 1 "$out/$1.$2.time" | { read -r s u r; echo "$s $u $r"; } > "$out/$1.$2.tr"
+    read -r secs cpu rss_kb < "$out/$1.$2.tr"
+}
+
+# Sets $errs, $ctxs, $unconf from the tool's log (or - natively); $rc
+# becomes 200 when the tool reported an internal failure.
+read_log() { # TOOL LOG
+    errs=- ctxs=- unconf=-
+    [ "$1" != native ] || return 0
+    if [ ! -f "$2" ]; then errs=none; return 0; fi
+    summary=$(grep 'ERROR SUMMARY' "$2" | tail -n 1)
+    errs=$(echo "$summary" | sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p')
+    ctxs=$(echo "$summary" | sed -n 's/.*from \([0-9]*\) contexts.*/\1/p')
+    [ -n "$errs" ] || errs="none"
+    case $1 in racepred*)
+        unconf=$(sed -n 's/.*racepred: witnesses.*, \([0-9]*\) unconfirmed$/\1/p' "$2" | tail -n 1)
+        [ -n "$unconf" ] || unconf=- ;;
+    esac
+    if grep -q 'valgrind: the .impossible. happened\|racepred: internal error\|Assertion .* failed' "$2"; then
+        rc=200
+    fi
+}
+
 # run NAME TOOL OUTFILE CMD...: runs CMD (stdout to OUTFILE) natively
-# (TOOL=native) or under valgrind --tool=TOOL, with the timeout; sets
-# $rc, $secs, $rss_kb, $errs, $ctxs; the log is NAME.TOOL.log.
+# (TOOL=native) or under valgrind (vg_cmd), with the timeout; sets $rc,
+# $secs, $cpu, $rss_kb, $errs, $ctxs, $unconf; the log is NAME.TOOL.log.
 run() {
     rname=$1 tool=$2 outfile=$3
     shift 3
     log=$out/$rname.$tool.log
-    if [ "$tool" = native ]; then
-        set -- "$@"
-    else
-        set -- valgrind --tool="$tool" --log-file="$log" "$@"
+    rm -f "$log"
+    if [ "$tool" != native ]; then
+        # shellcheck disable=SC2046  # word splitting of the command is meant
+        set -- $(vg_cmd "$tool" "$log") "$@"
     fi
-    /usr/bin/time -f '%e %M' -o "$out/$rname.$tool.time" \
+    /usr/bin/time -f '%e %U %M' -o "$out/$rname.$tool.time" \
         timeout -k 10 "$timeout_s" "$@" > "$outfile" 2> "$out/$rname.$tool.stderr"
     rc=$?
-    # /usr/bin/time writes "Command exited with non-zero status N" first.
-    tail -n 1 "$out/$rname.$tool.time" | { read -r s r; echo "$s $r"; } > "$out/$rname.$tool.tr"
-    read -r secs rss_kb < "$out/$rname.$tool.tr"
-    errs=- ctxs=-
-    if [ "$tool" != native ] && [ -f "$log" ]; then
-        summary=$(grep 'ERROR SUMMARY' "$log" | tail -n 1)
-        errs=$(echo "$summary" | sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p')
-        ctxs=$(echo "$summary" | sed -n 's/.*from \([0-9]*\) contexts.*/\1/p')
-        [ -n "$errs" ] || errs="none"
-        if grep -q 'valgrind: the .impossible. happened\|racepred: internal error\|Assertion .* failed' "$log"; then
-            rc=200
-        fi
-    fi
+    read_time "$rname" "$tool"
+    read_log "$tool" "$log"
 }
 
 record() { # NAME TOOL VERDICT
-    printf '%-10s %-9s %-28s %8s %9s %7s %6s\n' "$1" "$2" "$3" "$secs" "$rss_kb" "$errs" "$ctxs" >> "$table"
+    printf '%-10s %-16s %-28s %8s %8s %9s %7s %6s %6s\n' "$1" "$2" "$3" "$secs" "$cpu" \
+        "$rss_kb" "$errs" "$ctxs" "$unconf" >> "$table"
     case $3 in ok*) ;; *) failures=$((failures + 1)) ;; esac
 }
 
@@ -209,23 +266,18 @@ sys.exit(1 if bad else 0)
 PY
 mc_port=$((21000 + $$ % 1000))
 mc_case() { # TOOL
-    t=$1
-    if [ "$t" = native ]; then pre=""; else pre="valgrind --tool=$t --log-file=$out/memcached.$t.log"; fi
-    rm -f "$out/memcached.$t.log"
-    /usr/bin/time -f '%e %M' -o "$out/memcached.$t.time" timeout -k 10 "$timeout_s" \
-        $pre memcached -t 4 -c "$mc_conns" -p "$mc_port" -U 0 -l 127.0.0.1 -A -m 16 -u nobody \
+    t=$1 log=$out/memcached.$1.log
+    if [ "$t" = native ]; then pre=""; else pre=$(vg_cmd "$t" "$log"); fi
+    rm -f "$log"
+    # shellcheck disable=SC2086  # $pre is a command line
+    /usr/bin/time -f '%e %U %M' -o "$out/memcached.$t.time" timeout -k 10 "$timeout_s" \
+        $pre "$memcached_bin" -t 4 -c "$mc_conns" -p "$mc_port" -U 0 -l 127.0.0.1 -A -m 16 -u nobody \
         > "$out/memcached.$t.stdout" 2> "$out/memcached.$t.stderr" &
     srv=$!
     python3 mc_client.py "$mc_port" 2000 120 "$srv" > "memcached.$t.client"; crc=$?
     wait $srv; rc=$?
-    tail -n 1 "$out/memcached.$t.time" | { read -r s r; echo "$s $r"; } > "$out/memcached.$t.tr"
-    read -r secs rss_kb < "$out/memcached.$t.tr"
-    errs=- ctxs=-
-    if [ "$t" != native ]; then
-        summary=$(grep 'ERROR SUMMARY' "$out/memcached.$t.log" | tail -n 1)
-        errs=$(echo "$summary" | sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p')
-        ctxs=$(echo "$summary" | sed -n 's/.*from \([0-9]*\) contexts.*/\1/p')
-    fi
+    read_time memcached "$t"
+    read_log "$t" "$log"
     [ "$crc" = 0 ] && same=0 || same=1
 }
 if want memcached; then
@@ -237,7 +289,79 @@ for t in $tools; do
 done
 fi
 
-printf '%-10s %-9s %-28s %8s %9s %7s %6s\n' program tool result "time(s)" "RSS(KB)" errors ctxs
+# --- redis-server with 4 I/O threads on loopback --------------------------
+# redis-benchmark: 32 connections, 8-request pipelines (enough pending
+# clients for redis to hand reads and writes to its I/O threads), 2,000
+# requests each of SET, GET, INCR and LPUSH on fixed keys.  Checked after:
+# the counter and the list hold exactly 2,000, the value 3 bytes, and the
+# I/O threads processed reads and writes; then SHUTDOWN NOSAVE (exit 0).
+rd_port=$((23000 + $$ % 1000))
+rd_n=2000
+cat > redis.conf <<EOF
+port $rd_port
+bind 127.0.0.1
+daemonize no
+save ""
+appendonly no
+io-threads 4
+io-threads-do-reads yes
+dir $out
+logfile ""
+EOF
+# Waits until the server answers PING (or died, or 120 s passed).
+rd_wait() { # SERVER_PID
+    i=0
+    while [ $i -lt 600 ]; do
+        [ "$(redis-cli -p "$rd_port" ping 2>/dev/null)" = PONG ] && return 0
+        kill -0 "$1" 2>/dev/null || return 1
+        sleep 0.2
+        i=$((i + 1))
+    done
+    return 1
+}
+rd_checks() { # prints the facts compared with the expected ones
+    echo "incr counter: $(redis-cli -p "$rd_port" get counter:__rand_int__)"
+    echo "list length: $(redis-cli -p "$rd_port" llen mylist)"
+    echo "value bytes: $(redis-cli -p "$rd_port" strlen key:__rand_int__)"
+    redis-cli -p "$rd_port" info stats | tr -d '\r' | awk -F: '
+        /^io_threaded_reads_processed:/ { r = $2 }
+        /^io_threaded_writes_processed:/ { w = $2 }
+        END { print "io threads read: " (r > 0 ? "yes" : "no") ", wrote: " (w > 0 ? "yes" : "no") }'
+}
+printf 'incr counter: %s\nlist length: %s\nvalue bytes: 3\nio threads read: yes, wrote: yes\n' \
+    "$rd_n" "$rd_n" > redis.expected
+rd_case() { # TOOL
+    t=$1 log=$out/redis.$1.log
+    if [ "$t" = native ]; then pre=""; else pre=$(vg_cmd "$t" "$log"); fi
+    rm -f "$log"
+    # shellcheck disable=SC2086  # $pre is a command line
+    /usr/bin/time -f '%e %U %M' -o "$out/redis.$t.time" timeout -k 10 "$timeout_s" \
+        $pre redis-server "$out/redis.conf" > "$out/redis.$t.stdout" 2> "$out/redis.$t.stderr" &
+    srv=$!
+    if rd_wait $srv; then
+        timeout "$timeout_s" redis-benchmark -p "$rd_port" -c 32 -P 8 -n "$rd_n" \
+            -t set,get,incr,lpush -q > "redis.$t.bench" 2>&1
+        rd_checks > "redis.$t.checks"
+        redis-cli -p "$rd_port" shutdown nosave > /dev/null 2>&1
+    else
+        echo "server never answered" > "redis.$t.checks"
+    fi
+    wait $srv; rc=$?
+    read_time redis "$t"
+    read_log "$t" "$log"
+    cmp -s redis.expected "redis.$t.checks"; same=$?
+}
+if want redis; then
+rd_case native; rd_nrc=$rc
+record redis native "$([ $same = 0 ] && [ $rc = 0 ] && echo ok || echo "FAIL native checks/exit $rc")"
+for t in $tools; do
+    rd_case "$t"
+    record redis "$t" "$(verdict $rd_nrc $same)"
+done
+fi
+
+printf '%-10s %-16s %-28s %8s %8s %9s %7s %6s %6s\n' program tool result "time(s)" "cpu(s)" \
+    "RSS(KB)" errors ctxs unconf
 cat "$table"
 echo "corpus: $failures failure(s); logs in $out"
 [ "$failures" = 0 ]
