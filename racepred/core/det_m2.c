@@ -402,7 +402,7 @@ static int race_decision(m2_scan *s, uint32_t e1, uint32_t e2)
         return 0;
     /* a cheap witness first: the optimistic order of X */
     new_witness(&s->w, e1, e2);
-    if (tc_linearize(f, s->X, s->loc, &s->w) && witness_check(s->chk, &s->w, NULL))
+    if (tc_linearize(f, s->X, 0, s->loc, &s->w) && witness_check(s->chk, &s->w, NULL))
         return 1;
     uint32_t end = tc_end(f, s->X);
     s->m = 0;

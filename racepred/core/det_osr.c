@@ -27,17 +27,24 @@
  *   ones counted too, conservatively): no race.
  *   Fast path: the only edges of G^Opt_S against trace order go from
  *   lastRel(S, l) to an open acquire of l that precedes it.  With none, S
- *   in trace order is the witness.  Otherwise G^Opt_S is built sparsely
+ *   in trace order is the witness, checked by the cone fast path of
+ *   rp_trcone.h in O(T^2) (no replay).  Otherwise S before the first such
+ *   acquire stays in trace order too (a base checked the same way) and
+ *   only the rest of S, the window, is ordered and replayed
+ *   (witness_check_after): the cost of a pair no longer grows with the
+ *   log.  When a fast check cannot decide, G^Opt_S is built sparsely
  *   (tc_linearize, rp_trcone.h)
  *   (thread order, fork/join, sends, per byte last-writer and
  *   reads-since-write edges, per lock release -> next acquire, lastRel ->
  *   open acquire) and topologically sorted, smallest trace position first:
  *   the order is the witness, a cycle means no race.  (The paper's
  *   abstract lock graph decides acyclicity in O(L^2) with range-minimum
- *   tables; it cannot build the witness, which costs O(|S|) anyway, so it
- *   is not used — see docs/detectors/osr.md.)
- * Cost: O(T) per closure step, O(|S| log |S|) per reported pair (witness
- * and validation), O(N^2) in the worst case overall; memory O(N·T) clocks.
+ *   tables but builds no witness; the window's order decides and is the
+ *   witness, so it is not used — see docs/detectors/osr.md.)
+ * Candidates come from a lazy per-thread cursor (rp_offline.h), so a scan
+ * that stops early does not pay for the rest of the variable's accesses.
+ * Cost: O(T) per closure step, O(T^2 + window log window) per reported
+ * pair, O(N^2) in the worst case overall; memory O(N·T) clocks.
  */
 #include "rp_detector.h"
 #include "rp_offline.h"
@@ -57,6 +64,10 @@ typedef struct osr_scan {
     rp_wcheck *chk;
     rp_witness w;
     uint32_t unconfirmed;
+    rp_conflicts *conf;
+    rp_cursor cur;
+    uint32_t *base;         /* windowed witnesses: S before the window */
+    rp_u64vec open;
 } osr_scan;
 
 static void osr_event(void *self, const rp_event *e)
@@ -102,6 +113,32 @@ static void witness_trace_order(const rp_tcfacts *f, const uint32_t *S, rp_witne
 
 /* ---- the scan --------------------------------------------------------------- */
 
+/* The G^Opt order of S as base + window: S before its first reversed
+ * acquire stays in trace order (the base, validated by the cone checks of
+ * rp_trcone.h and not replayed), the rest is ordered and replayed.  Costs
+ * O(T^2 + window), independent of |S|.  -1: G^Opt_S has a cycle; 0: not
+ * validated this way; 1: validated. */
+static int windowed_witness(osr_scan *s, uint32_t a, uint32_t b)
+{
+    const rp_tcfacts *f = s->f;
+    uint32_t from = tc_first_reversed(f, s->S);
+    tc_cone_below(f, s->S, from, s->base);
+    if (!tc_base_is_prefix(f, s->base))
+        return 0;
+    witness_clear(&s->w);
+    s->w.e1 = a;
+    s->w.e2 = b;
+    if (!tc_linearize(f, s->S, from, s->loc, &s->w))
+        return -1;
+    uint32_t n_open = tc_open_list(f, s->base, &s->open);
+    uint32_t *open = rp_malloc("rp.osr", ((size_t)n_open + 1) * sizeof *open);
+    for (uint32_t k = 0; k < n_open; k++)
+        open[k] = (uint32_t)s->open.v[k];
+    bool ok = witness_check_after(s->chk, s->base, open, n_open, &s->w, NULL);
+    rp_free(open);
+    return ok ? 1 : 0;
+}
+
 /* (a, b): S already holds OLClosure(a, b).  Adds the race if there is one. */
 static void check_pair(osr_scan *s, uint32_t a, uint32_t b, rp_u64vec *races)
 {
@@ -109,12 +146,23 @@ static void check_pair(osr_scan *s, uint32_t a, uint32_t b, rp_u64vec *races)
     uint32_t open;
     if (tc_open_acquires(f, s->S, &open))
         return;                                 /* not lock-feasible */
+    bool trace_order = open == 0 || !has_backward_edge(f, s->S);
+    if (trace_order && tc_cone_is_witness(f, s->S, a, b)) {
+        offline_add_race(races, a, b, true);    /* validated without a replay */
+        return;
+    }
+    int windowed = trace_order ? 0 : windowed_witness(s, a, b);
+    if (windowed != 0) {
+        if (windowed > 0)
+            offline_add_race(races, a, b, true);
+        return;                                 /* < 0: G^Opt_S has a cycle */
+    }
     witness_clear(&s->w);
     s->w.e1 = a;
     s->w.e2 = b;
-    if (open == 0 || !has_backward_edge(f, s->S))
+    if (trace_order)
         witness_trace_order(f, s->S, &s->w);
-    else if (!tc_linearize(f, s->S, s->loc, &s->w))
+    else if (!tc_linearize(f, s->S, 0, s->loc, &s->w))
         return;                                 /* G^Opt_S has a cycle */
     bool ok = witness_check(s->chk, &s->w, NULL);
     if (!ok)
@@ -122,24 +170,24 @@ static void check_pair(osr_scan *s, uint32_t a, uint32_t b, rp_u64vec *races)
     offline_add_race(races, a, b, ok);
 }
 
-static void scan_access(osr_scan *s, const rp_u64vec *cand, uint32_t a, rp_u64vec *races)
+/* The candidates b of a in thread t, in program order, growing one S. */
+static void scan_thread(osr_scan *s, uint32_t a, rp_tid_t t, rp_u64vec *races)
 {
     const rp_tcfacts *f = s->f;
-    for (uint32_t k = 0; k < cand->n;) {
-        uint32_t tid = (uint32_t)(cand->v[k] >> 32);
-        rp_memset(s->S, 0, f->n_threads * sizeof *s->S);
-        tc_join(f, s->S, a);
-        for (; k < cand->n && (uint32_t)(cand->v[k] >> 32) == tid; k++) {
-            uint32_t b = (uint32_t)cand->v[k];
-            tc_join(f, s->S, b);
-            ol_close(f, s->S, a, b);
-            if (tc_in(f, s->S, a))
-                break;                          /* and for every later b */
-            if (!tc_in(f, s->S, b))
-                check_pair(s, a, b, races);
+    bool started = false;
+    cursor_start(&s->cur, s->conf, a, t);
+    for (uint32_t b; (b = cursor_next(&s->cur)) != UINT32_MAX;) {
+        if (!started) {
+            rp_memset(s->S, 0, f->n_threads * sizeof *s->S);
+            tc_join(f, s->S, a);
+            started = true;
         }
-        while (k < cand->n && (uint32_t)(cand->v[k] >> 32) == tid)
-            k++;
+        tc_join(f, s->S, b);
+        ol_close(f, s->S, a, b);
+        if (tc_in(f, s->S, a))
+            break;                              /* and for every later b */
+        if (!tc_in(f, s->S, b))
+            check_pair(s, a, b, races);
     }
 }
 
@@ -149,31 +197,33 @@ static void osr_finish(void *self)
     const rp_event *log = d->log.ev;
     uint32_t n = d->log.n;
     rp_tcfacts f;
-    rp_u64vec cand = { NULL, 0, 0 }, races = { NULL, 0, 0 };
+    rp_u64vec races = { NULL, 0, 0 };
     offline_log_warn(&d->log, "osr");
     tc_build(&f, log, n);
     osr_scan s = { &f, rp_calloc("rp.osr", (size_t)f.n_threads + 1, sizeof(uint32_t)),
                    rp_malloc("rp.osr", ((size_t)n + 1) * sizeof(uint32_t)),
-                   wcheck_create(log, n), { 0, 0, NULL, 0, 0 }, 0 };
+                   wcheck_create(log, n), { 0, 0, NULL, 0, 0 }, 0,
+                   conflicts_create(log, n), { NULL, NULL, NULL, 0, 0 },
+                   rp_calloc("rp.osr", (size_t)f.n_threads + 1, sizeof(uint32_t)),
+                   { NULL, 0, 0 } };
     witness_init(&s.w);
-    rp_conflicts *conf = conflicts_create(log, n);
-    for (uint32_t a = 0; a < n; a++) {
-        if (!rp_event_is_access(&log[a]))
-            continue;
-        conflicts_gather(conf, a, false, &cand);
-        scan_access(&s, &cand, a, &races);
-    }
+    for (uint32_t a = 0; a < n; a++)
+        for (rp_tid_t t = 0; rp_event_is_access(&log[a]) && t < f.n_threads; t++)
+            if (t != log[a].tid)
+                scan_thread(&s, a, t, &races);
     if (s.unconfirmed != 0)
         rp_message("osr: internal error: %u witnesses failed validation (reported unconfirmed)\n",
                    s.unconfirmed);
     offline_report(&d->env, "osr", log, n, &races);
-    conflicts_destroy(conf);
+    conflicts_destroy(s.conf);
+    cursor_free(&s.cur);
     witness_free(&s.w);
     wcheck_destroy(s.chk);
     rp_free(s.S);
+    rp_free(s.base);
+    u64vec_free(&s.open);
     rp_free(s.loc);
     tc_free(&f);
-    u64vec_free(&cand);
     u64vec_free(&races);
 }
 

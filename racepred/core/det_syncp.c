@@ -11,20 +11,30 @@
  * by happens-before (computed by one HB vector-clock pass at the end).
  *
  * Offline algorithm: every event is logged (rp_offline.h: up to
- * RP_OFFLINE_MAX_EVENTS; later events are dropped and the drop is reported).  At finish, per access a,
- * the later accesses that conflict with it are gathered from per-byte
- * access lists (a forget of the byte ends the list walk) and grouped by
- * thread; for each thread the candidates are tried in program order with
- * one growing closure (monotonicity), stopping when a falls into it.
- * Cost: O(N) per (access, other thread) in the worst case, O(N^2 T)
- * overall; memory ~100 bytes per logged event.  Location mode (all_pairs
- * off) computes the same set and reports, per second access, its latest
- * partner only.
+ * RP_OFFLINE_MAX_EVENTS; later events are dropped and the drop is
+ * reported).  At finish, per thread t in program order, the closure of the
+ * predecessors of t's current access a is kept and only grown as a
+ * advances (spc_advance: it is monotone in a).  For each other thread u,
+ * the later accesses of u that conflict with a come from a lazy cursor
+ * (rp_offline.h) in program order and extend that closure (monotone in the
+ * second access too) inside a save/restore bracket, so a scan costs what it
+ * adds to the closure of a's predecessors, not the whole closure; it stops
+ * when a falls in.  A pair's witness is the closure in trace order; it is
+ * checked by the cone fast path of rp_trcone.h (O(T^2), exact on a log
+ * that is itself a valid execution, tested against the validator) and
+ * otherwise built and replayed by the validator.  Cost: per (access,
+ * other thread) scan, the events it adds to the closure; O(N^2 T) in the
+ * worst case, near-linear on logs whose threads synchronise often (a 10^6-
+ * event generated trace: seconds, docs/performance.md).  Memory: the log,
+ * the closure facts, and the cone facts (n_threads words per event).
+ * Location mode (all_pairs off) computes the same set and reports, per
+ * second access, its latest partner only.
  */
 #include "rp_detector.h"
 #include "rp_offline.h"
 #include "rp_shim.h"
 #include "rp_spclosure.h"
+#include "rp_trcone.h"
 #include "rp_witness.h"
 
 typedef struct syncp_detector {
@@ -38,61 +48,106 @@ static void syncp_event(void *self, const rp_event *e)
     offline_log_append(&d->log, e);
 }
 
-/* Tries every candidate of a; appends the confirmed pairs to races. */
-static uint32_t check_access(rp_spc *spc, rp_wcheck *chk, rp_witness *w, const rp_u64vec *cand,
-                             uint32_t a, rp_u64vec *races)
+typedef struct syncp_scan {
+    const rp_event *log;
+    rp_spc *spc;
+    rp_tcfacts facts;
+    rp_conflicts *conf;
+    rp_cursor cur;
+    rp_wcheck *chk;
+    rp_witness w;
+    uint32_t unconfirmed;
+    rp_u64vec races;
+} syncp_scan;
+
+/* The closure is a cone: checked in O(T^2) (rp_trcone.h), else built as a
+ * witness and replayed by the validator. */
+static bool confirm(syncp_scan *s, uint32_t a, uint32_t b)
 {
-    uint32_t unconfirmed = 0;
-    for (uint32_t k = 0; k < cand->n;) {
-        uint32_t tid = (uint32_t)(cand->v[k] >> 32);
-        spc_begin(spc, a);
-        for (; k < cand->n && (uint32_t)(cand->v[k] >> 32) == tid; k++) {
-            uint32_t b = (uint32_t)cand->v[k];
-            rp_spc_result r = spc_extend(spc, b);
-            if (r == RP_SPC_FIRST_IN)
-                break;
-            if (r != RP_SPC_RACE)
-                continue;
-            spc_witness(spc, b, w);
-            if (witness_check(chk, w, NULL))
-                offline_add_race(races, a, b, true);
-            else
-                unconfirmed++;
+    if (tc_cone_is_witness(&s->facts, spc_cone(s->spc), a, b))
+        return true;
+    spc_witness(s->spc, b, &s->w);
+    return witness_check(s->chk, &s->w, NULL);
+}
+
+/* The candidates of a in thread t, in program order, growing one closure
+ * from the saved closure of a's predecessors; stops when a falls in. */
+static void scan_thread(syncp_scan *s, uint32_t a, rp_tid_t t)
+{
+    bool saved = false;
+    cursor_start(&s->cur, s->conf, a, t);
+    for (uint32_t b; (b = cursor_next(&s->cur)) != UINT32_MAX;) {
+        if (!saved) {
+            spc_save(s->spc);
+            saved = true;
         }
-        while (k < cand->n && (uint32_t)(cand->v[k] >> 32) == tid)
-            k++;
+        rp_spc_result r = spc_extend(s->spc, b);
+        if (r == RP_SPC_FIRST_IN)
+            break;
+        if (r != RP_SPC_RACE)
+            continue;
+        if (confirm(s, a, b))
+            offline_add_race(&s->races, a, b, true);
+        else
+            s->unconfirmed++;
     }
-    return unconfirmed;
+    if (saved)
+        spc_restore(s->spc);
+}
+
+/* The accesses of thread t in program order: the closure of their
+ * predecessors only grows (spc_advance), so it is computed once per
+ * thread, not once per access. */
+static void scan_accesses_of(syncp_scan *s, rp_tid_t t)
+{
+    const rp_tcfacts *f = &s->facts;
+    bool started = false;
+    for (uint32_t k = 0; k < tc_thread_len(f, t); k++) {
+        uint32_t a = tc_thread_event(f, t, k);
+        if (!rp_event_is_access(&s->log[a]))
+            continue;
+        if (started) {
+            spc_advance(s->spc, a);
+        } else {
+            spc_begin(s->spc, a);
+            started = true;
+        }
+        if (spc_dead(s->spc))
+            return;                 /* a missing release: no closure, now or later */
+        for (rp_tid_t u = 0; u < f->n_threads; u++)
+            if (u != t)
+                scan_thread(s, a, u);
+    }
 }
 
 static void syncp_finish(void *self)
 {
     syncp_detector *d = self;
     const rp_event *log = d->log.ev;
-    uint32_t n = d->log.n, unconfirmed = 0;
-    rp_u64vec cand = { NULL, 0, 0 }, races = { NULL, 0, 0 };
-    rp_witness w;
+    uint32_t n = d->log.n;
+    syncp_scan s;
+    rp_memset(&s, 0, sizeof s);
     offline_log_warn(&d->log, "syncp");
-    rp_spc *spc = spc_create(log, n);
-    rp_wcheck *chk = wcheck_create(log, n);
-    rp_conflicts *conf = conflicts_create(log, n);
-    witness_init(&w);
-    for (uint32_t a = 0; a < n; a++) {
-        if (!rp_event_is_access(&log[a]))
-            continue;
-        conflicts_gather(conf, a, false, &cand);
-        unconfirmed += check_access(spc, chk, &w, &cand, a, &races);
-    }
-    if (unconfirmed != 0)
+    s.log = log;
+    s.spc = spc_create(log, n);
+    tc_build(&s.facts, log, n);
+    s.chk = wcheck_create(log, n);
+    s.conf = conflicts_create(log, n);
+    cursor_init(&s.cur);
+    witness_init(&s.w);
+    for (rp_tid_t t = 0; t < s.facts.n_threads; t++)
+        scan_accesses_of(&s, t);
+    if (s.unconfirmed != 0)
         rp_message("syncp: internal error: %u closure witnesses failed validation "
-                   "(pairs not reported)\n", unconfirmed);
-    offline_report(&d->env, "syncp", log, n, &races);
-    conflicts_destroy(conf);
-    witness_free(&w);
-    wcheck_destroy(chk);
-    spc_destroy(spc);
-    u64vec_free(&cand);
-    u64vec_free(&races);
+                   "(pairs not reported)\n", s.unconfirmed);
+    offline_report(&d->env, "syncp", log, n, &s.races);
+    conflicts_destroy(s.conf);
+    cursor_free(&s.cur);
+    witness_free(&s.w);
+    wcheck_destroy(s.chk);
+    tc_free(&s.facts);
+    spc_destroy(s.spc);
+    u64vec_free(&s.races);
 }
 
 static void *syncp_create(const rp_detector_env *env)

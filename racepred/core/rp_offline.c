@@ -57,76 +57,146 @@ void u64vec_free(rp_u64vec *vec)
 
 /* ---- candidates --------------------------------------------------------------- */
 
-typedef struct byte_list {
-    uint32_t *ev;
-    uint32_t n, cap;
-} byte_list;
-
+/* Per touched byte ("slot", its index in the sorted touched set), three
+ * CSR lists: `ev` its accesses and forgets in trace order (for
+ * conflicts_gather), `acc` its accesses and `wr` its writes as
+ * (tid << 32 | index) sorted, i.e. per thread in program order (for the
+ * cursors), and `fg` its forgets in trace order. */
 struct rp_conflicts {
     const rp_event *log;
-    rp_u64map bytes;        /* byte -> byte_list of accesses and forgets */
+    rp_u64map slot_of;      /* byte -> slot + 1 */
+    uint32_t *ev_off, *ev;
+    uint32_t *acc_off, *wr_off, *fg_off;
+    uint64_t *acc, *wr;
+    uint32_t *fg;
 };
 
-static void list_push(byte_list *l, uint32_t ev)
+static uint32_t slot_of(const rp_conflicts *c, uint64_t byte)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap == 0 ? 4 : 2 * l->cap;
-        l->ev = rp_realloc("rp.offline.bytes", l->ev, l->cap * sizeof *l->ev);
-    }
-    l->ev[l->n++] = ev;
+    return (uint32_t)(uintptr_t)u64map_get(&c->slot_of, byte) - 1;
 }
 
-/* Only bytes some access touches get a list: a forget (a freed or fresh
+/* The slots event i touches, [*lo, *hi): the bytes of an access are all
+ * touched, so consecutive slots; a forget covers the touched bytes inside
+ * its range, consecutive in the sorted set too. */
+static void slot_range(const rp_conflicts *c, const uint64_t *t, size_t nt, uint32_t i,
+                       uint32_t *lo, uint32_t *hi)
+{
+    const rp_event *e = &c->log[i];
+    *lo = *hi = 0;
+    if (rp_event_is_access(e)) {
+        *lo = slot_of(c, e->obj);
+        *hi = *lo + e->size;
+    } else if (e->kind == RP_EV_FORGET) {
+        *lo = *hi = (uint32_t)lower_bound_u64(t, nt, e->obj);
+        while (*hi < nt && t[*hi] - e->obj < e->size)
+            (*hi)++;
+    }
+}
+
+static void prefix_sums(uint32_t *count, size_t n)
+{
+    uint32_t sum = 0;
+    for (size_t j = 0; j <= n; j++) {
+        uint32_t v = count[j];
+        count[j] = sum;
+        sum += v;
+    }
+}
+
+static void sort_slots(uint64_t *keys, const uint32_t *off, size_t nt)
+{
+    for (size_t j = 0; j < nt; j++)
+        sort_u64(keys + off[j], off[j + 1] - off[j]);
+}
+
+/* Only bytes some access touches get lists: a forget (a freed or fresh
  * heap block, a dead stack, possibly gigabytes) is added to the lists of
  * the accessed bytes inside its range, found in the sorted byte set, so
- * its cost does not depend on its size. */
+ * its cost does not depend on its size.  Two passes: count, then fill. */
 rp_conflicts *conflicts_create(const rp_event *log, uint32_t n)
 {
     rp_conflicts *c = rp_calloc("rp.offline.bytes", 1, sizeof *c);
     size_t nt;
     uint64_t *t = touched_bytes(log, n, &nt);
     c->log = log;
-    u64map_init(&c->bytes);
+    u64map_init(&c->slot_of);
     for (size_t j = 0; j < nt; j++)
-        u64map_put(&c->bytes, t[j], rp_calloc("rp.offline.bytes", 1, sizeof(byte_list)));
+        u64map_put(&c->slot_of, t[j], (void *)(uintptr_t)(j + 1));
+    c->ev_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->ev_off);
+    c->acc_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->acc_off);
+    c->wr_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->wr_off);
+    c->fg_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->fg_off);
     for (uint32_t i = 0; i < n; i++) {
-        const rp_event *e = &log[i];
-        if (rp_event_is_access(e)) {
-            for (uint32_t k = 0; k < e->size; k++)
-                list_push(u64map_get(&c->bytes, e->obj + k), i);
-        } else if (e->kind == RP_EV_FORGET) {
-            FOR_TOUCHED_IN(j, t, nt, e->obj, e->size)
-                list_push(u64map_get(&c->bytes, t[j]), i);
+        bool acc = rp_event_is_access(&log[i]), wr = log[i].kind == RP_EV_WRITE;
+        uint32_t lo, hi;
+        slot_range(c, t, nt, i, &lo, &hi);
+        for (uint32_t s = lo; s < hi; s++) {
+            c->ev_off[s]++;
+            c->acc_off[s] += acc;
+            c->wr_off[s] += wr;
+            c->fg_off[s] += !acc;
         }
     }
+    prefix_sums(c->ev_off, nt);
+    prefix_sums(c->acc_off, nt);
+    prefix_sums(c->wr_off, nt);
+    prefix_sums(c->fg_off, nt);
+    c->ev = rp_malloc("rp.offline.bytes", ((size_t)c->ev_off[nt] + 1) * sizeof *c->ev);
+    c->acc = rp_malloc("rp.offline.bytes", ((size_t)c->acc_off[nt] + 1) * sizeof *c->acc);
+    c->wr = rp_malloc("rp.offline.bytes", ((size_t)c->wr_off[nt] + 1) * sizeof *c->wr);
+    c->fg = rp_malloc("rp.offline.bytes", ((size_t)c->fg_off[nt] + 1) * sizeof *c->fg);
+    /* fill through the offsets, then shift them back */
+    for (uint32_t i = 0; i < n; i++) {
+        bool acc = rp_event_is_access(&log[i]), wr = log[i].kind == RP_EV_WRITE;
+        uint64_t key = (uint64_t)log[i].tid << 32 | i;
+        uint32_t lo, hi;
+        slot_range(c, t, nt, i, &lo, &hi);
+        for (uint32_t s = lo; s < hi; s++) {
+            c->ev[c->ev_off[s]++] = i;
+            if (acc)
+                c->acc[c->acc_off[s]++] = key;
+            if (wr)
+                c->wr[c->wr_off[s]++] = key;
+            if (!acc)
+                c->fg[c->fg_off[s]++] = i;
+        }
+    }
+    uint32_t *offs[] = { c->ev_off, c->acc_off, c->wr_off, c->fg_off };
+    for (unsigned k = 0; k < 4; k++) {
+        for (size_t j = nt; j > 0; j--)
+            offs[k][j] = offs[k][j - 1];
+        offs[k][0] = 0;
+    }
+    sort_slots(c->acc, c->acc_off, nt);
+    sort_slots(c->wr, c->wr_off, nt);
     rp_free(t);
     return c;
-}
-
-static void free_list(void *ctx, uint64_t key, void *value)
-{
-    byte_list *l = value;
-    (void)ctx;
-    (void)key;
-    rp_free(l->ev);
-    rp_free(l);
 }
 
 void conflicts_destroy(rp_conflicts *c)
 {
     if (c == NULL)
         return;
-    u64map_for_each(&c->bytes, free_list, NULL);
-    u64map_free(&c->bytes);
+    u64map_free(&c->slot_of);
+    rp_free(c->ev_off);
+    rp_free(c->ev);
+    rp_free(c->acc_off);
+    rp_free(c->acc);
+    rp_free(c->wr_off);
+    rp_free(c->wr);
+    rp_free(c->fg_off);
+    rp_free(c->fg);
     rp_free(c);
 }
 
-static uint32_t find_in_list(const byte_list *l, uint32_t ev)
+/* First position in sorted[0 .. n) holding a value > v. */
+static uint32_t upper_bound_u32(const uint32_t *sorted, uint32_t n, uint32_t v)
 {
-    uint32_t lo = 0, hi = l->n;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (l->ev[mid] < ev)
+        if (sorted[mid] <= v)
             lo = mid + 1;
         else
             hi = mid;
@@ -143,25 +213,82 @@ void conflicts_gather(const rp_conflicts *c, uint32_t a, bool earlier_too, rp_u6
 {
     const rp_event *ea = &c->log[a];
     out->n = 0;
+    uint32_t s0 = slot_of(c, ea->obj);
     for (uint32_t k = 0; k < ea->size; k++) {
-        const byte_list *l = u64map_get(&c->bytes, ea->obj + k);
-        uint32_t at = find_in_list(l, a);
-        for (uint32_t j = at + 1; j < l->n; j++) {
-            const rp_event *eb = &c->log[l->ev[j]];
+        uint32_t s = s0 + k;
+        const uint32_t *l = c->ev + c->ev_off[s];
+        uint32_t n = c->ev_off[s + 1] - c->ev_off[s];
+        uint32_t at = upper_bound_u32(l, n, a) - 1;     /* a itself */
+        for (uint32_t j = at + 1; j < n; j++) {
+            const rp_event *eb = &c->log[l[j]];
             if (eb->kind == RP_EV_FORGET)
                 break;
             if (conflicting_kinds(ea, eb))
-                u64vec_push(out, (uint64_t)eb->tid << 32 | l->ev[j]);
+                u64vec_push(out, (uint64_t)eb->tid << 32 | l[j]);
         }
         for (uint32_t j = at; earlier_too && j-- > 0;) {
-            const rp_event *eb = &c->log[l->ev[j]];
+            const rp_event *eb = &c->log[l[j]];
             if (eb->kind == RP_EV_FORGET)
                 break;
             if (conflicting_kinds(ea, eb))
-                u64vec_push(out, (uint64_t)eb->tid << 32 | l->ev[j]);
+                u64vec_push(out, (uint64_t)eb->tid << 32 | l[j]);
         }
     }
     out->n = (uint32_t)sort_unique_u64(out->v, out->n);
+}
+
+void cursor_init(rp_cursor *cur)
+{
+    rp_memset(cur, 0, sizeof *cur);
+}
+
+void cursor_free(rp_cursor *cur)
+{
+    rp_free(cur->pos);
+    cursor_init(cur);
+}
+
+/* Per byte of a: thread t's candidates in the byte's acc (a writes) or wr
+ * (a reads) list, from the first after a, up to the byte's next forget. */
+void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t)
+{
+    const rp_event *ea = &c->log[a];
+    if (ea->size > cur->cap) {
+        cur->cap = ea->size;
+        cur->pos = rp_realloc("rp.offline.cursor", cur->pos, 3 * (size_t)cur->cap * sizeof *cur->pos);
+    }
+    cur->c = c;
+    cur->n = ea->size;
+    cur->list = ea->kind == RP_EV_WRITE ? c->acc : c->wr;
+    uint32_t *end = cur->pos + cur->cap, *limit = end + cur->cap;
+    const uint32_t *off = ea->kind == RP_EV_WRITE ? c->acc_off : c->wr_off;
+    uint32_t s0 = slot_of(c, ea->obj);
+    for (uint32_t k = 0; k < cur->n; k++) {
+        uint32_t s = s0 + k;
+        const uint64_t *l = cur->list + off[s];
+        size_t len = off[s + 1] - off[s];
+        cur->pos[k] = off[s] + (uint32_t)lower_bound_u64(l, len, (uint64_t)t << 32 | (a + 1));
+        end[k] = off[s] + (uint32_t)lower_bound_u64(l, len, (uint64_t)(t + 1) << 32);
+        const uint32_t *f = c->fg + c->fg_off[s];
+        uint32_t nf = c->fg_off[s + 1] - c->fg_off[s], at = upper_bound_u32(f, nf, a);
+        limit[k] = at < nf ? f[at] : UINT32_MAX;
+    }
+}
+
+uint32_t cursor_next(rp_cursor *cur)
+{
+    uint32_t *end = cur->pos + cur->cap, *limit = end + cur->cap;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t k = 0; k < cur->n; k++)
+        if (cur->pos[k] < end[k]) {
+            uint32_t i = (uint32_t)cur->list[cur->pos[k]];
+            if (i < limit[k] && i < best)
+                best = i;
+        }
+    for (uint32_t k = 0; best != UINT32_MAX && k < cur->n; k++)
+        if (cur->pos[k] < end[k] && (uint32_t)cur->list[cur->pos[k]] == best)
+            cur->pos[k]++;
+    return best;
 }
 
 /* ---- observed: one happens-before pass ------------------------------------ */

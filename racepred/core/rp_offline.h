@@ -50,7 +50,7 @@ typedef struct rp_u64vec {
 void u64vec_push(rp_u64vec *vec, uint64_t value);
 void u64vec_free(rp_u64vec *vec);
 
-/* Per byte: its accesses and forgets in trace order. */
+/* Per byte: its accesses and forgets in trace order, and per thread. */
 typedef struct rp_conflicts rp_conflicts;
 
 rp_conflicts *conflicts_create(const rp_event *log, uint32_t n);
@@ -58,6 +58,24 @@ void conflicts_destroy(rp_conflicts *c);
 /* The accesses conflicting with access a, (tid << 32 | index), sorted;
  * only those after a unless earlier_too. */
 void conflicts_gather(const rp_conflicts *c, uint32_t a, bool earlier_too, rp_u64vec *out);
+
+/* A cursor over the candidates b of one access a in one other thread t:
+ * the later accesses of t conflicting with a (sharing a byte no forget
+ * refreshed in between, at least one a write), in program order, each
+ * once; cursor_next returns UINT32_MAX after the last.  Lazy, so a scan
+ * that stops early (syncp, osr) pays only for what it looked at:
+ * O(size · log) to start, O(size) per candidate. */
+typedef struct rp_cursor {
+    const rp_conflicts *c;
+    const uint64_t *list;
+    uint32_t *pos;          /* per byte of a: pos, then end, then limit */
+    uint32_t n, cap;
+} rp_cursor;
+
+void cursor_init(rp_cursor *cur);
+void cursor_free(rp_cursor *cur);
+void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t);
+uint32_t cursor_next(rp_cursor *cur);
 
 /* Pairs found: (second << 32 | first << 1 | confirmed). */
 static inline void offline_add_race(rp_u64vec *races, uint32_t first, uint32_t second,

@@ -28,7 +28,13 @@ typedef struct spc_lock {
     uint32_t m_any, m_excl;
     uint32_t scan_any, scan_excl;
     bool touched;
+    uint32_t saved_in;      /* the save epoch its old state was logged in */
 } spc_lock;
+
+typedef struct spc_undo {
+    uint32_t lock;
+    spc_lock old;
+} spc_undo;
 
 struct rp_spc {
     const rp_event *log;
@@ -56,6 +62,12 @@ struct rp_spc {
     uint32_t first;
     uint32_t n_base;        /* log[0 .. n_base) is in every closure */
     bool dead;              /* first in S, or a needed release missing */
+    /* spc_save / spc_restore */
+    uint32_t *saved_len, *saved_done;
+    uint32_t saved_touched, epoch;
+    bool saving, saved_dead;
+    spc_undo *undo;
+    uint32_t n_undo, cap_undo;
 };
 
 /* ---- facts ---------------------------------------------------------------- */
@@ -231,6 +243,8 @@ rp_spc *spc_create(const rp_event *log, uint32_t n)
     s->on_stack = rp_calloc("rp.spc", s->n_threads, 1);
     s->locks = rp_calloc("rp.spc", (size_t)s->n_locks + 1, sizeof *s->locks);
     s->touched = rp_malloc("rp.spc", ((size_t)s->n_locks + 1) * sizeof *s->touched);
+    s->saved_len = rp_calloc("rp.spc", s->n_threads, sizeof *s->saved_len);
+    s->saved_done = rp_calloc("rp.spc", s->n_threads, sizeof *s->saved_done);
     for (uint32_t l = 0; l < s->n_locks; l++)
         s->locks[l].m_any = s->locks[l].m_excl = NONE;
     s->first = NONE;
@@ -258,6 +272,9 @@ void spc_destroy(rp_spc *s)
     rp_free(s->on_stack);
     rp_free(s->locks);
     rp_free(s->touched);
+    rp_free(s->saved_len);
+    rp_free(s->saved_done);
+    rp_free(s->undo);
     rp_free(s);
 }
 
@@ -292,9 +309,25 @@ static void need_release(rp_spc *s, uint32_t acq)
         need(s, s->match[acq]);
 }
 
+/* While a state is saved, the first change of a lock logs its old state. */
+static void log_lock(rp_spc *s, uint32_t l)
+{
+    spc_lock *lk = &s->locks[l];
+    if (!s->saving || lk->saved_in == s->epoch)
+        return;
+    if (s->n_undo == s->cap_undo) {
+        s->cap_undo = s->cap_undo == 0 ? 64 : 2 * s->cap_undo;
+        s->undo = rp_realloc("rp.spc.undo", s->undo, s->cap_undo * sizeof *s->undo);
+    }
+    s->undo[s->n_undo].lock = l;
+    s->undo[s->n_undo++].old = *lk;
+    lk->saved_in = s->epoch;
+}
+
 static spc_lock *touch_lock(rp_spc *s, uint32_t l)
 {
     spc_lock *lk = &s->locks[l];
+    log_lock(s, l);
     if (!lk->touched) {
         lk->touched = true;
         s->touched[s->n_touched++] = l;
@@ -377,6 +410,7 @@ static void seed(rp_spc *s, uint32_t x)
 
 static void reset(rp_spc *s)
 {
+    rp_assert(!s->saving);
     for (uint32_t t = 0; t < s->n_threads; t++) {
         s->len[t] = s->done[t] = 0;
         s->on_stack[t] = 0;
@@ -435,6 +469,55 @@ void spc_witness(const rp_spc *s, uint32_t second, rp_witness *w)
     for (uint32_t i = 0; i < end; i++)
         if (in_s(s, i))
             witness_push(w, i);
+}
+
+void spc_advance(rp_spc *s, uint32_t first)
+{
+    rp_assert(s->first != NONE && !s->saving && s->log[first].tid == s->log[s->first].tid &&
+              first > s->first);
+    s->first = first;
+    if (s->dead)
+        return;
+    seed(s, first);
+    run(s);
+}
+
+bool spc_dead(const rp_spc *s)
+{
+    return s->dead;
+}
+
+void spc_save(rp_spc *s)
+{
+    rp_assert(!s->saving && s->n_stack == 0);
+    rp_memcpy(s->saved_len, s->len, s->n_threads * sizeof *s->len);
+    rp_memcpy(s->saved_done, s->done, s->n_threads * sizeof *s->done);
+    s->saved_touched = s->n_touched;
+    s->saved_dead = s->dead;
+    s->epoch++;
+    s->saving = true;
+}
+
+void spc_restore(rp_spc *s)
+{
+    rp_assert(s->saving);
+    rp_memcpy(s->len, s->saved_len, s->n_threads * sizeof *s->len);
+    rp_memcpy(s->done, s->saved_done, s->n_threads * sizeof *s->done);
+    /* a run cut short by `dead` may leave threads on the stack */
+    while (s->n_stack != 0)
+        s->on_stack[s->stack[--s->n_stack]] = 0;
+    while (s->n_undo != 0) {
+        spc_undo *u = &s->undo[--s->n_undo];
+        s->locks[u->lock] = u->old;
+    }
+    s->n_touched = s->saved_touched;
+    s->dead = s->saved_dead;
+    s->saving = false;
+}
+
+const uint32_t *spc_cone(const rp_spc *s)
+{
+    return s->len;
 }
 
 bool witness_for_pair(rp_spc *s, uint32_t e1, uint32_t e2, rp_witness *w)

@@ -67,6 +67,20 @@ void spc_begin(rp_spc *spc, uint32_t first);
 /* Adds second's predecessors (second after first, in another thread, and
  * after the previous `second` of this scan if in the same thread). */
 rp_spc_result spc_extend(rp_spc *spc, uint32_t second);
+/* Incremental use (det_syncp.c): the closure of first's predecessors
+ * grows with first along its thread, so spc_advance moves `first` to a
+ * later event of the same thread without starting over; spc_save /
+ * spc_restore bracket one scan of spc_extend calls, which then costs what
+ * the scan added to the saved closure (undo log of the locks it changed),
+ * not the whole closure. */
+void spc_advance(rp_spc *spc, uint32_t first);
+/* No closure exists (a needed release is missing): nor for a later first. */
+bool spc_dead(const rp_spc *spc);
+void spc_save(rp_spc *spc);
+void spc_restore(rp_spc *spc);
+/* The closure as one prefix length per thread (valid until the next call). */
+const uint32_t *spc_cone(const rp_spc *spc);
+
 /* The current closure in trace order as the witness for (first, second).
  * Only after spc_extend returned RP_SPC_RACE. */
 void spc_witness(const rp_spc *spc, uint32_t second, rp_witness *w);

@@ -129,25 +129,113 @@ static void build_locks(rp_tcfacts *f)
         f->held[i] = head[t];
     }
     rp_free(head);
-    /* releases per lock as tid << 32 | tpos, sorted */
-    f->rel_off = rp_calloc("rp.trcone", (size_t)f->n_locks + 2, sizeof(uint32_t));
-    for (uint32_t i = 0; i < f->n; i++)
-        if (is_release(&f->log[i]))
-            f->rel_off[f->lock_id[i] + 1]++;
-    for (uint32_t l = 0; l < f->n_locks; l++)
-        f->rel_off[l + 1] += f->rel_off[l];
-    f->rels = rp_malloc("rp.trcone", ((size_t)f->rel_off[f->n_locks] + 1) * sizeof(uint64_t));
-    uint32_t *fill = alloc_u32(f->n_locks);
-    for (uint32_t l = 0; l < f->n_locks; l++)
-        fill[l] = f->rel_off[l];
-    for (uint32_t i = 0; i < f->n; i++)
-        if (is_release(&f->log[i]))
-            f->rels[fill[f->lock_id[i]]++] = (uint64_t)f->log[i].tid << 32 | f->tpos[i];
-    for (uint32_t l = 0; l < f->n_locks; l++)
-        sort_u64(f->rels + f->rel_off[l], f->rel_off[l + 1] - f->rel_off[l]);
-    rp_free(fill);
     u64map_free(&ids);
     u64map_free(&open);
+}
+
+static bool is_exclusive_acquire(const rp_event *e)
+{
+    return e->kind == RP_EV_ACQUIRE;
+}
+
+/* The events of each lock that `pick` selects, as tid << 32 | tpos sorted
+ * (per thread in program order): *off per lock + 1, *list. */
+static void list_by_lock(rp_tcfacts *f, bool (*pick)(const rp_event *), uint32_t **off,
+                         uint64_t **list)
+{
+    uint32_t *o = rp_calloc("rp.trcone", (size_t)f->n_locks + 2, sizeof(uint32_t));
+    for (uint32_t i = 0; i < f->n; i++)
+        if (pick(&f->log[i]))
+            o[f->lock_id[i] + 1]++;
+    for (uint32_t l = 0; l < f->n_locks; l++)
+        o[l + 1] += o[l];
+    uint64_t *v = rp_malloc("rp.trcone", ((size_t)o[f->n_locks] + 1) * sizeof(uint64_t));
+    uint32_t *fill = alloc_u32(f->n_locks);
+    for (uint32_t l = 0; l < f->n_locks; l++)
+        fill[l] = o[l];
+    for (uint32_t i = 0; i < f->n; i++)
+        if (pick(&f->log[i]))
+            v[fill[f->lock_id[i]]++] = (uint64_t)f->log[i].tid << 32 | f->tpos[i];
+    for (uint32_t l = 0; l < f->n_locks; l++)
+        sort_u64(v + o[l], o[l + 1] - o[l]);
+    rp_free(fill);
+    *off = o;
+    *list = v;
+}
+
+/* Thread-local held list `node` names lock l exactly once. */
+static bool held_once(const rp_tcfacts *f, uint32_t node, uint32_t l)
+{
+    uint32_t count = 0;
+    for (uint32_t k = node; k != TC_NONE; k = f->node_next[k])
+        count += f->lock_id[f->node_acq[k]] == l;
+    return count == 1;
+}
+
+static bool lock_step_ok(const rp_tcfacts *f, uint32_t i, uint32_t *holder, uint32_t *shared)
+{
+    const rp_event *e = &f->log[i];
+    uint32_t l = f->lock_id[i];
+    switch (e->kind) {
+    case RP_EV_ACQUIRE:
+        if (holder[l] != TC_NONE || shared[l] != 0 || !held_once(f, f->held[i], l))
+            return false;
+        holder[l] = e->tid;
+        return true;
+    case RP_EV_ACQUIRE_SHARED:
+        if (holder[l] != TC_NONE || !held_once(f, f->held[i], l))
+            return false;
+        shared[l]++;
+        return true;
+    case RP_EV_RELEASE:
+        if (holder[l] != e->tid || f->match[i] == TC_NONE)
+            return false;
+        holder[l] = TC_NONE;
+        return true;
+    case RP_EV_RELEASE_SHARED:
+        if (shared[l] == 0 || f->match[i] == TC_NONE ||
+            f->log[f->match[i]].kind != RP_EV_ACQUIRE_SHARED)
+            return false;
+        shared[l]--;
+        return true;
+    default:
+        return true;
+    }
+}
+
+static bool thread_step_ok(const rp_tcfacts *f, uint32_t i, uint32_t *forks)
+{
+    const rp_event *e = &f->log[i];
+    if (f->tpos[i] == 0 && f->fork_at[e->tid] != TC_NONE && f->fork_at[e->tid] >= i)
+        return false;
+    if (e->kind == RP_EV_FORK)
+        return ++forks[e->obj] == 1;
+    if (e->kind == RP_EV_JOIN) {
+        uint32_t len = tc_thread_len(f, (uint32_t)e->obj);
+        return len == 0 || tc_thread_event(f, (uint32_t)e->obj, len - 1) < i;
+    }
+    return true;
+}
+
+/* The log itself replays as a valid execution under the validator's rules
+ * (rp_witness.h), with exact held lists: no thread re-acquires a lock it
+ * holds, acquires find the lock free (shared: not held exclusively),
+ * releases come from a holder, a forked thread starts after its only fork,
+ * a join follows every event of the joined thread.  Then a cone in trace
+ * order needs only the checks of tc_cone_is_witness. */
+static bool log_replays(const rp_tcfacts *f)
+{
+    bool ok = true;
+    uint32_t *holder = alloc_u32(f->n_locks);
+    uint32_t *shared = rp_calloc("rp.trcone", (size_t)f->n_locks + 1, sizeof(uint32_t));
+    uint32_t *forks = rp_calloc("rp.trcone", (size_t)f->n_threads + 1, sizeof(uint32_t));
+    fill_none(holder, f->n_locks);
+    for (uint32_t i = 0; i < f->n && ok; i++)
+        ok = thread_step_ok(f, i, forks) && lock_step_ok(f, i, holder, shared);
+    rp_free(holder);
+    rp_free(shared);
+    rp_free(forks);
+    return ok;
 }
 
 /* observed writers of every read byte */
@@ -190,30 +278,32 @@ static void free_clock(void *ctx, uint64_t key, void *value)
     rp_free(value);
 }
 
-/* The vector-clock pass over thread order, fork/join, reads-from, sends. */
+static bool pre_clocked(const rp_event *e)
+{
+    return rp_event_is_access(e) || e->kind == RP_EV_FORGET;
+}
+
+/* The vector-clock pass over thread order, fork/join, reads-from, sends:
+ * every event gets a clock, the pre clock for accesses and forgets, the
+ * clock after it for the others. */
 static void build_clocks(rp_tcfacts *f)
 {
-    uint32_t nt = f->n_threads, count = 0;
-    f->clock_of = alloc_u32(f->n);
-    for (uint32_t i = 0; i < f->n; i++) {
-        const rp_event *e = &f->log[i];
-        f->clock_of[i] = rp_event_is_access(e) || writes(e) || is_release(e) ? count++ : TC_NONE;
-    }
-    f->clocks = rp_calloc("rp.trcone.clocks", (size_t)count * nt + 1, sizeof(uint32_t));
+    uint32_t nt = f->n_threads;
+    f->clocks = rp_calloc("rp.trcone.clocks", (size_t)f->n * nt + 1, sizeof(uint32_t));
     uint32_t *c = rp_calloc("rp.trcone", (size_t)nt * nt + 1, sizeof(uint32_t));
     rp_u64map sends;
     u64map_init(&sends);
     for (uint32_t i = 0; i < f->n; i++) {
         const rp_event *e = &f->log[i];
         uint32_t *ct = c + (size_t)e->tid * nt;
-        if (rp_event_is_access(e) || writes(e))
-            rp_memcpy(f->clocks + (size_t)f->clock_of[i] * nt, ct, nt * sizeof *ct);
+        if (pre_clocked(e))
+            rp_memcpy(f->clocks + (size_t)i * nt, ct, nt * sizeof *ct);
         if (e->kind == RP_EV_READ) {
             for (uint32_t k = 0; k < e->size; k++) {
                 uint32_t w = f->writers[f->writer_off[i] + k];
                 if (w == TC_NONE)
                     continue;
-                join_into(ct, f->clocks + (size_t)f->clock_of[w] * nt, nt);
+                join_into(ct, f->clocks + (size_t)w * nt, nt);
                 if (f->tpos[w] + 1 > ct[f->log[w].tid])
                     ct[f->log[w].tid] = f->tpos[w] + 1;
             }
@@ -234,9 +324,9 @@ static void build_clocks(rp_tcfacts *f)
             join_into(s, ct, nt);
         } else if (e->kind == RP_EV_FORK) {
             join_into(c + (size_t)e->obj * nt, ct, nt);
-        } else if (is_release(e)) {
-            rp_memcpy(f->clocks + (size_t)f->clock_of[i] * nt, ct, nt * sizeof *ct);
         }
+        if (!pre_clocked(e))
+            rp_memcpy(f->clocks + (size_t)i * nt, ct, nt * sizeof *ct);
     }
     u64map_for_each(&sends, free_clock, NULL);
     u64map_free(&sends);
@@ -253,23 +343,29 @@ void tc_build(rp_tcfacts *f, const rp_event *log, uint32_t n)
     f->touched = touched_bytes(log, n, &f->n_touched);
     build_writers(f);
     build_clocks(f);
+    list_by_lock(f, is_release, &f->rel_off, &f->rels);
+    list_by_lock(f, is_acquire, &f->acq_off, &f->acqs);
+    list_by_lock(f, is_exclusive_acquire, &f->xacq_off, &f->xacqs);
+    f->replays = log_replays(f);
 }
 
 void tc_free(rp_tcfacts *f)
 {
     uint32_t *arrays[] = { f->tpos, f->thread_off, f->thread_ev, f->fork_at, f->match,
-                           f->lock_id, f->writer_off, f->writers, f->clock_of, f->clocks,
-                           f->held, f->node_acq, f->node_next, f->rel_off };
+                           f->lock_id, f->writer_off, f->writers, f->clocks, f->held,
+                           f->node_acq, f->node_next, f->rel_off, f->acq_off, f->xacq_off };
     for (unsigned k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         rp_free(arrays[k]);
     rp_free(f->rels);
+    rp_free(f->acqs);
+    rp_free(f->xacqs);
     rp_free(f->touched);
     rp_memset(f, 0, sizeof *f);
 }
 
 bool tc_join(const rp_tcfacts *f, uint32_t *cone, uint32_t e)
 {
-    const uint32_t *clk = f->clocks + (size_t)f->clock_of[e] * f->n_threads;
+    const uint32_t *clk = f->clocks + (size_t)e * f->n_threads;
     bool grew = false;
     for (uint32_t t = 0; t < f->n_threads; t++)
         if (clk[t] > cone[t]) {
@@ -281,33 +377,91 @@ bool tc_join(const rp_tcfacts *f, uint32_t *cone, uint32_t e)
 
 bool tc_clock_has(const rp_tcfacts *f, uint32_t r, uint32_t e)
 {
-    const uint32_t *clk = f->clocks + (size_t)f->clock_of[r] * f->n_threads;
+    const uint32_t *clk = f->clocks + (size_t)r * f->n_threads;
     return f->tpos[e] < clk[f->log[e].tid];
 }
 
-uint32_t tc_last_release(const rp_tcfacts *f, const uint32_t *cone, uint32_t l)
+/* The latest (in trace order) of a lock's listed events inside the cone. */
+static uint32_t last_in_cone(const rp_tcfacts *f, const uint32_t *cone, const uint64_t *r,
+                             uint32_t n)
 {
-    const uint64_t *r = f->rels + f->rel_off[l];
-    uint32_t n = f->rel_off[l + 1] - f->rel_off[l], best = TC_NONE;
+    uint32_t best = TC_NONE;
     for (uint32_t t = 0; t < f->n_threads; t++) {
         if (cone[t] == 0)
             continue;
-        uint64_t key = (uint64_t)t << 32 | cone[t];
-        uint32_t lo = 0, hi = n;          /* first entry >= key */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (r[mid] < key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == 0 || (uint32_t)(r[lo - 1] >> 32) != t)
+        size_t at = lower_bound_u64(r, n, (uint64_t)t << 32 | cone[t]);
+        if (at == 0 || (uint32_t)(r[at - 1] >> 32) != t)
             continue;
-        uint32_t ev = tc_thread_event(f, t, (uint32_t)r[lo - 1]);
+        uint32_t ev = tc_thread_event(f, t, (uint32_t)r[at - 1]);
         if (best == TC_NONE || ev > best)
             best = ev;
     }
     return best;
+}
+
+uint32_t tc_last_release(const rp_tcfacts *f, const uint32_t *cone, uint32_t l)
+{
+    return last_in_cone(f, cone, f->rels + f->rel_off[l], f->rel_off[l + 1] - f->rel_off[l]);
+}
+
+static bool clock_within(const rp_tcfacts *f, const uint32_t *cone, uint32_t e)
+{
+    const uint32_t *clk = f->clocks + (size_t)e * f->n_threads;
+    for (uint32_t t = 0; t < f->n_threads; t++)
+        if (clk[t] > cone[t])
+            return false;
+    return true;
+}
+
+/* The closure of thread t's events in the cone is inside it. */
+static bool thread_closed(const rp_tcfacts *f, const uint32_t *cone, uint32_t t)
+{
+    uint32_t x = tc_thread_event(f, t, cone[t] - 1);
+    if (!clock_within(f, cone, x))
+        return false;
+    for (uint32_t k = f->writer_off[x]; k < f->writer_off[x + 1]; k++)
+        if (f->writers[k] != TC_NONE && !tc_in(f, cone, f->writers[k]))
+            return false;
+    return true;
+}
+
+/* Every open acquire is the last acquire of its lock in the cone that it
+ * excludes (an exclusive one: any; a shared one: exclusive ones). */
+static bool open_acquires_last(const rp_tcfacts *f, const uint32_t *cone)
+{
+    for (uint32_t t = 0; t < f->n_threads; t++)
+        for (uint32_t k = tc_held(f, t, cone[t]); k != TC_NONE; k = f->node_next[k]) {
+            uint32_t a = f->node_acq[k], l = f->lock_id[a], last;
+            if (is_exclusive_acquire(&f->log[a]))
+                last = last_in_cone(f, cone, f->acqs + f->acq_off[l],
+                                    f->acq_off[l + 1] - f->acq_off[l]);
+            else
+                last = last_in_cone(f, cone, f->xacqs + f->xacq_off[l],
+                                    f->xacq_off[l + 1] - f->xacq_off[l]);
+            if (is_exclusive_acquire(&f->log[a]) ? last != a : last != TC_NONE && last > a)
+                return false;
+        }
+    return true;
+}
+
+static bool conflicting_pair(const rp_tcfacts *f, uint32_t e1, uint32_t e2)
+{
+    const rp_event *a = &f->log[e1], *b = &f->log[e2];
+    return e1 < e2 && e2 < f->n && rp_event_is_access(a) && rp_event_is_access(b) &&
+           a->tid != b->tid && (a->kind == RP_EV_WRITE || b->kind == RP_EV_WRITE) &&
+           a->obj < b->obj + b->size && b->obj < a->obj + a->size;
+}
+
+bool tc_cone_is_witness(const rp_tcfacts *f, const uint32_t *cone, uint32_t e1, uint32_t e2)
+{
+    if (!f->replays || !conflicting_pair(f, e1, e2) ||
+        cone[f->log[e1].tid] != f->tpos[e1] || cone[f->log[e2].tid] != f->tpos[e2] ||
+        !clock_within(f, cone, e1) || !clock_within(f, cone, e2))
+        return false;
+    for (uint32_t t = 0; t < f->n_threads; t++)
+        if (cone[t] != 0 && !thread_closed(f, cone, t))
+            return false;
+    return open_acquires_last(f, cone);
 }
 
 uint32_t tc_end(const rp_tcfacts *f, const uint32_t *cone)
@@ -335,12 +489,68 @@ bool tc_open_acquires(const rp_tcfacts *f, const uint32_t *cone, uint32_t *count
     return twice;
 }
 
+uint32_t tc_first_reversed(const rp_tcfacts *f, const uint32_t *cone)
+{
+    uint32_t first = TC_NONE;
+    for (uint32_t t = 0; t < f->n_threads; t++)
+        for (uint32_t k = tc_held(f, t, cone[t]); k != TC_NONE; k = f->node_next[k]) {
+            uint32_t a = f->node_acq[k], last = tc_last_release(f, cone, f->lock_id[a]);
+            if (last != TC_NONE && a < last && a < first)
+                first = a;
+        }
+    return first;
+}
+
+void tc_cone_below(const rp_tcfacts *f, const uint32_t *cone, uint32_t p, uint32_t *below)
+{
+    for (uint32_t t = 0; t < f->n_threads; t++) {
+        const uint32_t *ev = f->thread_ev + f->thread_off[t];
+        uint32_t lo = 0, hi = cone[t];          /* first of t's cone events >= p */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (ev[mid] < p)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        below[t] = lo;
+    }
+}
+
+bool tc_base_is_prefix(const rp_tcfacts *f, const uint32_t *base)
+{
+    if (!f->replays)
+        return false;
+    for (uint32_t t = 0; t < f->n_threads; t++)
+        if (base[t] != 0 && !thread_closed(f, base, t))
+            return false;
+    return open_acquires_last(f, base);
+}
+
+uint32_t tc_open_list(const rp_tcfacts *f, const uint32_t *cone, rp_u64vec *out)
+{
+    out->n = 0;
+    for (uint32_t t = 0; t < f->n_threads; t++)
+        for (uint32_t k = tc_held(f, t, cone[t]); k != TC_NONE; k = f->node_next[k])
+            u64vec_push(out, f->node_acq[k]);
+    return out->n;
+}
+
 /* ---- optimistic linearisation (G^Opt of seed 004) ------------------------ */
 
 typedef struct graph {
-    rp_u64vec edges;        /* src << 32 | dst, positions in S */
+    rp_u64vec edges;        /* src << 32 | dst, positions in the window */
     uint32_t m;
+    uint32_t from;          /* the window: the events of S from here on */
+    const uint32_t *loc;
 } graph;
+
+/* Position of event x in the window; an event before it is already
+ * placed, so its edges constrain nothing. */
+static uint32_t at(const graph *g, uint32_t x)
+{
+    return x == TC_NONE || x < g->from ? TC_NONE : g->loc[x];
+}
 
 typedef struct byte_state {
     uint32_t last_write;    /* position in S, or TC_NONE */
@@ -403,8 +613,7 @@ static void access_edges(const rp_tcfacts *f, const rp_event *e, uint32_t p, rp_
 }
 
 /* Edges of G^Opt_S (transitively reduced where that is cheap). */
-static void build_graph(const rp_tcfacts *f, const uint32_t *S, const uint32_t *loc,
-                        const uint32_t *sev, graph *g)
+static void build_graph(const rp_tcfacts *f, const uint32_t *S, const uint32_t *sev, graph *g)
 {
     const rp_event *log = f->log;
     rp_u64map bytes, sends;
@@ -422,12 +631,12 @@ static void build_graph(const rp_tcfacts *f, const uint32_t *S, const uint32_t *
         edge(g, last_thread[e->tid], p);
         last_thread[e->tid] = p;
         if (f->tpos[i] == 0 && f->fork_at[e->tid] != TC_NONE)
-            edge(g, loc[f->fork_at[e->tid]], p);
+            edge(g, at(g, f->fork_at[e->tid]), p);
         switch (e->kind) {
         case RP_EV_JOIN: {
             uint32_t len = tc_thread_len(f, (uint32_t)e->obj);
             if (len != 0)
-                edge(g, loc[tc_thread_event(f, (uint32_t)e->obj, len - 1)], p);
+                edge(g, at(g, tc_thread_event(f, (uint32_t)e->obj, len - 1)), p);
             break;
         }
         case RP_EV_SYNC_SEND: {
@@ -457,7 +666,7 @@ static void build_graph(const rp_tcfacts *f, const uint32_t *S, const uint32_t *
                 edge(g, last_rel[l], p);
             } else {
                 uint32_t last = tc_last_release(f, S, l);
-                edge(g, last == TC_NONE ? TC_NONE : loc[last], p);
+                edge(g, at(g, last), p);
             }
             break;
         }
@@ -504,17 +713,18 @@ static uint32_t heap_pop(uint32_t *h, uint32_t *n)
     return top;
 }
 
-bool tc_linearize(const rp_tcfacts *f, const uint32_t *S, uint32_t *loc, rp_witness *w)
+bool tc_linearize(const rp_tcfacts *f, const uint32_t *S, uint32_t from, uint32_t *loc,
+                  rp_witness *w)
 {
     uint32_t end = tc_end(f, S), m = 0;
     uint32_t *sev = rp_malloc("rp.trcone.graph", ((size_t)end + 1) * sizeof(uint32_t));
-    for (uint32_t i = 0; i < end; i++)
+    for (uint32_t i = from; i < end; i++)
         if (tc_in(f, S, i)) {
             loc[i] = m;
             sev[m++] = i;
         }
-    graph g = { { NULL, 0, 0 }, m };
-    build_graph(f, S, loc, sev, &g);
+    graph g = { { NULL, 0, 0 }, m, from, loc };
+    build_graph(f, S, sev, &g);
     uint32_t *off = rp_calloc("rp.trcone.graph", (size_t)m + 2, sizeof(uint32_t));
     uint32_t *indeg = rp_calloc("rp.trcone.graph", (size_t)m + 1, sizeof(uint32_t));
     uint32_t *adj = rp_malloc("rp.trcone.graph", ((size_t)g.edges.n + 1) * sizeof(uint32_t));

@@ -30,6 +30,7 @@
 #define RP_TRCONE_H
 
 #include "rp_event.h"
+#include "rp_offline.h"
 #include "rp_witness.h"
 
 #include <stdbool.h>
@@ -48,13 +49,17 @@ typedef struct rp_tcfacts {
     uint32_t *lock_id;      /* per lock event: dense lock id, else TC_NONE */
     uint32_t *writer_off;   /* per event + 1: start in writers */
     uint32_t *writers;      /* read: observed writer per byte, TC_NONE = initial */
-    uint32_t *clock_of;     /* per event: offset in clocks or TC_NONE */
-    uint32_t *clocks;       /* pre clock of accesses, clock of releases */
+    uint32_t *clocks;       /* per event (n_threads words each): the pre
+                               clock of accesses and forgets, the clock
+                               after the event for the others */
     uint32_t *held;         /* per event: held-list node after it, TC_NONE */
     uint32_t *node_acq, *node_next; /* held-list nodes */
     uint32_t n_nodes;
     uint32_t *rel_off;      /* per lock + 1: start in rels */
     uint64_t *rels;         /* releases of a lock: tid << 32 | tpos, sorted */
+    uint32_t *acq_off, *xacq_off;   /* the same for acquires, exclusive ones */
+    uint64_t *acqs, *xacqs;
+    bool replays;           /* the log is a valid execution (rp_trcone.c) */
     uint64_t *touched;      /* bytes reads and writes touch, sorted: a
                                forget is applied to these only (rp_sort.h) */
     size_t n_touched;
@@ -97,6 +102,31 @@ uint32_t tc_end(const rp_tcfacts *f, const uint32_t *cone);
  * is then not lock-feasible). */
 bool tc_open_acquires(const rp_tcfacts *f, const uint32_t *cone, uint32_t *count);
 
+/* Whether the cone in trace order is a witness for (e1, e2) that the
+ * validator (rp_witness.h) accepts, in O(T^2 + open acquires · T log N)
+ * instead of a replay of the cone: the pair conflicts, e1 and e2 are the
+ * next events of their threads, the closure (clock, and a read's writers)
+ * of every thread's last event in the cone is inside it, and every open
+ * acquire is the last acquire of its lock in the cone that it excludes.
+ * Exact when the log itself is a valid execution (f->replays, checked once
+ * at tc_build); false otherwise, so that callers fall back to building the
+ * witness and replaying it.  A fast path, tested against the validator on
+ * random traces (tests/unit/test_cone_witness.c). */
+bool tc_cone_is_witness(const rp_tcfacts *f, const uint32_t *cone, uint32_t e1, uint32_t e2);
+
+/* Windows for long witnesses (det_osr.c): the earliest open acquire of the
+ * cone that precedes its lock's last release in the cone (the target of a
+ * backward edge of G^Opt), or TC_NONE; before it, tc_linearize's order is
+ * the trace order. */
+uint32_t tc_first_reversed(const rp_tcfacts *f, const uint32_t *cone);
+/* below := the events of the cone before log index p (a cone too). */
+void tc_cone_below(const rp_tcfacts *f, const uint32_t *cone, uint32_t p, uint32_t *below);
+/* The base in trace order replays validly (the checks of
+ * tc_cone_is_witness without the pair's); false when unknown. */
+bool tc_base_is_prefix(const rp_tcfacts *f, const uint32_t *base);
+/* The acquires the cone leaves open, as values of out (n returned). */
+uint32_t tc_open_list(const rp_tcfacts *f, const uint32_t *cone, rp_u64vec *out);
+
 /* Appends to w a topological order of G^Opt over the (lock-feasible) cone
  * (seed 004 §4: thread order, fork/join, sends -> recv, conflicting
  * accesses in trace order (per byte: last write -> next access, reads ->
@@ -105,7 +135,12 @@ bool tc_open_acquires(const rp_tcfacts *f, const uint32_t *cone, uint32_t *count
  * false if the graph has a cycle.  With no open acquire before its lock's
  * last release the order is the trace order.  Every order of this graph
  * is a correct reordering (Lemma 4.2); witness_check decides anyway.
- * loc: scratch of n entries.  O(|cone| log |cone|). */
-bool tc_linearize(const rp_tcfacts *f, const uint32_t *cone, uint32_t *loc, rp_witness *w);
+ * Only the cone's events from log index `from` on are ordered (0: all);
+ * the caller puts the earlier ones first, in trace order — the order and
+ * the cycles are the same when no backward edge targets an event before
+ * `from` (tc_first_reversed).  loc: scratch of n entries.
+ * O(m log m) for the m events ordered. */
+bool tc_linearize(const rp_tcfacts *f, const uint32_t *cone, uint32_t from, uint32_t *loc,
+                  rp_witness *w);
 
 #endif

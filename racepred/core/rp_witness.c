@@ -132,6 +132,8 @@ struct rp_wcheck {
     uint32_t n_locks;
     uint32_t *tpos;         /* per event: position in its thread */
     uint32_t *tcount;       /* per thread: number of events */
+    uint32_t *thread_off;   /* per thread + 1: start in thread_ev */
+    uint32_t *thread_ev;    /* events grouped by thread, program order */
     uint32_t *fork_at;      /* per thread: its fork event or NONE */
     uint32_t *lock_id;      /* per event: dense lock id (acq/rel kinds) */
     uint32_t *dep_off;      /* per event + 1: start of its facts in deps */
@@ -149,6 +151,7 @@ struct rp_wcheck {
     uint32_t *shared_total; /* per lock: shared holds */
     uint32_t *shared_depth; /* per lock * n_threads (allocated on demand) */
     rp_u64map writers;      /* byte -> last writer + 1 in the witness */
+    const uint32_t *base;   /* witness_check_after: the base cone, or NULL */
 };
 
 static bool is_lock_kind(uint8_t kind)
@@ -272,6 +275,12 @@ rp_wcheck *wcheck_create(const rp_event *log, uint32_t n)
             c->fork_at[e->obj] = i;
     }
     u64map_free(&locks);
+    c->thread_off = rp_calloc("rp.wcheck", (size_t)c->n_threads + 1, sizeof *c->thread_off);
+    c->thread_ev = rp_malloc("rp.wcheck", ((size_t)n + 1) * sizeof *c->thread_ev);
+    for (uint32_t t = 0; t < c->n_threads; t++)
+        c->thread_off[t + 1] = c->thread_off[t] + c->tcount[t];
+    for (uint32_t i = 0; i < n; i++)
+        c->thread_ev[c->thread_off[log[i].tid] + c->tpos[i]] = i;
     c->holder = rp_malloc("rp.wcheck", (c->n_locks + 1) * sizeof *c->holder);
     c->holder_acq = rp_malloc("rp.wcheck", (c->n_locks + 1) * sizeof *c->holder_acq);
     c->shared_total = rp_calloc("rp.wcheck", c->n_locks + 1, sizeof *c->shared_total);
@@ -287,6 +296,8 @@ void wcheck_destroy(rp_wcheck *c)
     if (c == NULL)
         return;
     rp_free(c->tpos);
+    rp_free(c->thread_off);
+    rp_free(c->thread_ev);
     rp_free(c->lock_id);
     rp_free(c->tcount);
     rp_free(c->fork_at);
@@ -355,6 +366,12 @@ static bool fail(rp_witness_error *err, const rp_wcheck *c, rp_witness_status st
 static bool overlap(const rp_event *a, const rp_event *b)
 {
     return a->obj < b->obj + b->size && b->obj < a->obj + a->size;
+}
+
+/* Executed: in the base cone or earlier in the witness. */
+static bool done(const rp_wcheck *c, uint32_t i)
+{
+    return c->in_w[i] || (c->base != NULL && c->tpos[i] < c->base[c->log[i].tid]);
 }
 
 static bool check_pair(const rp_wcheck *c, const rp_witness *w, rp_witness_error *err)
@@ -426,6 +443,10 @@ static bool step_read(rp_wcheck *c, uint32_t at, uint32_t i, rp_witness_error *e
     for (uint32_t k = 0; k < e->size; k++) {
         uintptr_t got = (uintptr_t)u64map_get(&c->writers, e->obj + k);
         uint32_t have = got == 0 ? NONE : (uint32_t)(got - 1);
+        /* a base precedes the read in the log: its last write to the byte
+         * is the observed writer if that is in it (none comes between) */
+        if (got == 0 && want[k] != NONE && done(c, want[k]))
+            have = want[k];
         if (have != want[k]) {
             if (want[k] == NONE)
                 return fail(err, c, RP_WITNESS_LAST_WRITER, at, i, have,
@@ -443,7 +464,7 @@ static bool step_event(rp_wcheck *c, const rp_witness *w, uint32_t at, rp_witnes
     uint32_t i = w->events[at];
     if (i >= c->n)
         return fail(err, c, RP_WITNESS_BAD_INDEX, at, NONE, NONE, "index out of range");
-    if (c->in_w[i])
+    if (done(c, i))
         return fail(err, c, RP_WITNESS_BAD_INDEX, at, i, NONE, "listed twice");
     if (i == w->e1 || i == w->e2)
         return fail(err, c, RP_WITNESS_CONTAINS_PAIR, at, i, NONE,
@@ -452,7 +473,7 @@ static bool step_event(rp_wcheck *c, const rp_witness *w, uint32_t at, rp_witnes
     if (c->tpos[i] != c->next[e->tid])
         return fail(err, c, RP_WITNESS_NOT_PREFIX, at, i, NONE,
                     "is not the next event of its thread in program order");
-    if (c->tpos[i] == 0 && c->fork_at[e->tid] != NONE && !c->in_w[c->fork_at[e->tid]])
+    if (c->tpos[i] == 0 && c->fork_at[e->tid] != NONE && !done(c, c->fork_at[e->tid]))
         return fail(err, c, RP_WITNESS_BEFORE_FORK, at, i, c->fork_at[e->tid],
                     "its thread has not been forked yet by");
     c->in_w[i] = 1;
@@ -467,7 +488,7 @@ static bool step_event(rp_wcheck *c, const rp_witness *w, uint32_t at, rp_witnes
     }
     case RP_EV_SYNC_RECV:
         for (uint32_t k = c->dep_off[i]; k < c->dep_off[i + 1]; k++)
-            if (!c->in_w[c->deps[k]])
+            if (!done(c, c->deps[k]))
                 return fail(err, c, RP_WITNESS_SEND_MISSING, at, i, c->deps[k],
                             "receives before the earlier send");
         return true;
@@ -492,7 +513,7 @@ static bool check_next(rp_wcheck *c, uint32_t racer, rp_witness_error *err)
     if (c->next[e->tid] != c->tpos[racer])
         return fail(err, c, RP_WITNESS_NOT_NEXT, NONE, racer, NONE,
                     "is not the next event of its thread after the witness");
-    if (c->tpos[racer] == 0 && c->fork_at[e->tid] != NONE && !c->in_w[c->fork_at[e->tid]])
+    if (c->tpos[racer] == 0 && c->fork_at[e->tid] != NONE && !done(c, c->fork_at[e->tid]))
         return fail(err, c, RP_WITNESS_BEFORE_FORK, NONE, racer, c->fork_at[e->tid],
                     "its thread is not forked in the witness by");
     return true;
@@ -530,6 +551,72 @@ bool witness_check(rp_wcheck *c, const rp_witness *w, rp_witness_error *err)
     if (ok)
         ok = check_next(c, w->e1, err) && check_next(c, w->e2, err);
     reset_state(c, w, at + 1);
+    if (ok && err != NULL) {
+        err->status = RP_WITNESS_OK;
+        err->at = err->event = err->other = NONE;
+        err->message[0] = '\0';
+    }
+    return ok;
+}
+
+/* The base's last event of each thread precedes every witness event. */
+static bool base_precedes(const rp_wcheck *c, const rp_witness *w, rp_witness_error *err)
+{
+    uint32_t first = w->e1;
+    for (uint32_t k = 0; k < w->n; k++)
+        if (w->events[k] < first)
+            first = w->events[k];
+    for (uint32_t t = 0; t < c->n_threads; t++) {
+        if (c->base[t] > c->tcount[t])
+            return fail(err, c, RP_WITNESS_BAD_INDEX, NONE, NONE, NONE,
+                        "base longer than its thread");
+        if (c->base[t] != 0 && c->thread_ev[c->thread_off[t] + c->base[t] - 1] >= first)
+            return fail(err, c, RP_WITNESS_NOT_PREFIX, NONE,
+                        c->thread_ev[c->thread_off[t] + c->base[t] - 1], NONE,
+                        "is in the base but not before every witness event in the run");
+    }
+    return true;
+}
+
+/* The locks the base leaves held. */
+static bool hold_open(rp_wcheck *c, const uint32_t *open, uint32_t n_open, rp_witness_error *err)
+{
+    for (uint32_t k = 0; k < n_open; k++) {
+        uint32_t a = open[k], l = a < c->n ? c->lock_id[a] : NONE;
+        if (l == NONE || !done(c, a) ||
+            (c->log[a].kind != RP_EV_ACQUIRE && c->log[a].kind != RP_EV_ACQUIRE_SHARED))
+            return fail(err, c, RP_WITNESS_BAD_INDEX, NONE, a, NONE,
+                        "is not an acquire of the base");
+        if (!step_lock(c, NONE, a, err))
+            return false;
+    }
+    return true;
+}
+
+bool witness_check_after(rp_wcheck *c, const uint32_t *base, const uint32_t *open,
+                         uint32_t n_open, const rp_witness *w, rp_witness_error *err)
+{
+    uint32_t at = 0;
+    bool ok = check_pair(c, w, err);
+    c->base = base;
+    rp_memcpy(c->next, base, c->n_threads * sizeof *c->next);
+    ok = ok && base_precedes(c, w, err) && hold_open(c, open, n_open, err);
+    for (; ok && at < w->n; at++)
+        ok = step_event(c, w, at, err);
+    if (ok)
+        ok = check_next(c, w->e1, err) && check_next(c, w->e2, err);
+    reset_state(c, w, at + 1);
+    for (uint32_t k = 0; k < n_open; k++)
+        if (open[k] < c->n && c->lock_id[open[k]] != NONE) {
+            uint32_t l = c->lock_id[open[k]];
+            c->holder[l] = c->holder_acq[l] = NONE;
+            c->shared_total[l] = 0;
+            if (c->shared_depth != NULL)
+                *shared_depth(c, l, c->log[open[k]].tid) = 0;
+        }
+    for (uint32_t t = 0; t < c->n_threads; t++)
+        c->next[t] = 0;
+    c->base = NULL;
     if (ok && err != NULL) {
         err->status = RP_WITNESS_OK;
         err->at = err->event = err->other = NONE;

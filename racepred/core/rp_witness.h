@@ -100,6 +100,18 @@ void wcheck_destroy(rp_wcheck *chk);
  * fills *err (if not NULL) with the first violation found. */
 bool witness_check(rp_wcheck *chk, const rp_witness *w, rp_witness_error *err);
 
+/* The same for the witness "base, then w->events": base is a cone (one
+ * prefix length per thread) whose events all precede, in the log, every
+ * event of w and e1; it stands for its events in trace order, which the
+ * caller has established replay validly and leave exactly the acquires
+ * open[0 .. n_open) held (rp_trcone.h: tc_base_is_prefix, tested against
+ * witness_check).  Only w's events are replayed: a check costs
+ * O(T + n_open + |w|), not O(|base|), so long witnesses that differ from
+ * trace order only at their end (osr) are checked in time independent of
+ * the log's length. */
+bool witness_check_after(rp_wcheck *chk, const uint32_t *base, const uint32_t *open,
+                         uint32_t n_open, const rp_witness *w, rp_witness_error *err);
+
 /* One-shot form: builds and destroys a checker. */
 bool witness_check_log(const rp_event *log, uint32_t n, const rp_witness *w,
                        rp_witness_error *err);
