@@ -78,6 +78,9 @@ typedef struct m2_scan {
     rp_wcheck *chk;
     rp_spc *spc;
     rp_witness w;
+    rp_tcwin win;           /* scratch of tc_fast_witness */
+    rp_conflicts *conf;
+    rp_cursor cur;
     uint32_t unchecked, unconfirmed;
 } m2_scan;
 
@@ -400,9 +403,15 @@ static int race_decision(m2_scan *s, uint32_t e1, uint32_t e2)
     uint32_t open;
     if (tc_in(f, s->X, e1) || tc_in(f, s->X, e2) || tc_open_acquires(f, s->X, &open))
         return 0;
-    /* a cheap witness first: the optimistic order of X */
+    /* a cheap witness first: the optimistic order of X, validated without
+     * a replay of X when tc_fast_witness can */
+    int fast = tc_fast_witness(f, s->X, e1 < e2 ? e1 : e2, e1 < e2 ? e2 : e1, s->chk, &s->win,
+                               &s->w);
+    if (fast > 0)
+        return 1;
     new_witness(&s->w, e1, e2);
-    if (tc_linearize(f, s->X, 0, s->loc, &s->w) && witness_check(s->chk, &s->w, NULL))
+    if (fast == 0 && tc_linearize(f, s->X, 0, s->loc, &s->w) &&
+        witness_check(s->chk, &s->w, NULL))
         return 1;
     uint32_t end = tc_end(f, s->X);
     s->m = 0;
@@ -439,6 +448,10 @@ static int race_decision(m2_scan *s, uint32_t e1, uint32_t e2)
 static void lemma51(m2_scan *s, uint32_t e1, uint32_t e2, rp_u64vec *races)
 {
     const rp_tcfacts *f = s->f;
+    if (tc_cone_is_witness(f, s->X, e1 < e2 ? e1 : e2, e1 < e2 ? e2 : e1)) {
+        offline_add_race(races, e1 < e2 ? e1 : e2, e1 < e2 ? e2 : e1, true);
+        return;                 /* X in trace order, validated without a replay */
+    }
     new_witness(&s->w, e1, e2);
     uint32_t end = tc_end(f, s->X);
     for (uint32_t i = 0; i < end; i++)
@@ -453,35 +466,44 @@ static void lemma51(m2_scan *s, uint32_t e1, uint32_t e2, rp_u64vec *races)
     offline_add_race(races, e1 < e2 ? e1 : e2, e1 < e2 ? e2 : e1, ok);
 }
 
-static void scan_access(m2_scan *s, const rp_u64vec *cand, uint32_t e1, rp_u64vec *races)
+/* One e2 of thread p (program order) against e1, X grown so far. */
+static void check_candidate(m2_scan *s, uint32_t e1, uint32_t e2, rp_u64vec *races)
+{
+    const rp_tcfacts *f = s->f;
+    uint32_t open;
+    tc_open_acquires(f, s->X, &open);
+    if (open == 0) {
+        lemma51(s, e1, e2, races);
+    } else if (!common_lock(f, e1, e2)) {
+        int r = race_decision(s, e1, e2);
+        if (r != 0)
+            offline_add_race(races, e1 < e2 ? e1 : e2, e1 < e2 ? e2 : e1, r > 0);
+        s->unconfirmed += r < 0;
+    }
+}
+
+/* The conflicting accesses e2 of thread p, earlier and later, in program
+ * order, growing one X from RCone(e1, p); stops when e1 falls in. */
+static void scan_thread(m2_scan *s, uint32_t e1, rp_tid_t p, rp_u64vec *races)
 {
     const rp_tcfacts *f = s->f;
     rp_tid_t p1 = f->log[e1].tid;
-    for (uint32_t k = 0; k < cand->n;) {
-        rp_tid_t p = (rp_tid_t)(cand->v[k] >> 32);
-        rp_memset(s->X, 0, f->n_threads * sizeof *s->X);
-        tc_join(f, s->X, e1);
-        rcone_close(f, s->X, p1, p);
-        for (; k < cand->n && (rp_tid_t)(cand->v[k] >> 32) == p; k++) {
-            uint32_t e2 = (uint32_t)cand->v[k], open;
-            if (tc_in(f, s->X, e2))
-                continue;
-            tc_join(f, s->X, e2);
+    bool started = false;
+    cursor_start(&s->cur, s->conf, e1, p, true);
+    for (uint32_t e2; (e2 = cursor_next(&s->cur)) != UINT32_MAX;) {
+        if (!started) {
+            rp_memset(s->X, 0, f->n_threads * sizeof *s->X);
+            tc_join(f, s->X, e1);
             rcone_close(f, s->X, p1, p);
-            if (tc_in(f, s->X, e1))
-                break;
-            tc_open_acquires(f, s->X, &open);
-            if (open == 0) {
-                lemma51(s, e1, e2, races);
-            } else if (!common_lock(f, e1, e2)) {
-                int r = race_decision(s, e1, e2);
-                if (r != 0)
-                    offline_add_race(races, e1 < e2 ? e1 : e2, e1 < e2 ? e2 : e1, r > 0);
-                s->unconfirmed += r < 0;
-            }
+            started = true;
         }
-        while (k < cand->n && (rp_tid_t)(cand->v[k] >> 32) == p)
-            k++;
+        if (tc_in(f, s->X, e2))
+            continue;
+        tc_join(f, s->X, e2);
+        rcone_close(f, s->X, p1, p);
+        if (tc_in(f, s->X, e1))
+            break;
+        check_candidate(s, e1, e2, races);
     }
 }
 
@@ -491,7 +513,7 @@ static void m2_finish(void *self)
     const rp_event *log = d->log.ev;
     uint32_t n = d->log.n;
     rp_tcfacts f;
-    rp_u64vec cand = { NULL, 0, 0 }, races = { NULL, 0, 0 };
+    rp_u64vec races = { NULL, 0, 0 };
     m2_scan s;
     offline_log_warn(&d->log, "m2");
     tc_build(&f, log, n);
@@ -503,13 +525,13 @@ static void m2_finish(void *self)
     s.chk = wcheck_create(log, n);
     s.spc = spc_create(log, n);
     witness_init(&s.w);
-    rp_conflicts *conf = conflicts_create(log, n);
-    for (uint32_t a = 0; a < n; a++) {
-        if (!rp_event_is_access(&log[a]))
-            continue;
-        conflicts_gather(conf, a, true, &cand);
-        scan_access(&s, &cand, a, &races);
-    }
+    tc_win_init(&s.win, &f);
+    s.conf = conflicts_create(log, n);
+    cursor_init(&s.cur);
+    for (uint32_t a = 0; a < n; a++)
+        for (rp_tid_t p = 0; rp_event_is_access(&log[a]) && p < f.n_threads; p++)
+            if (p != log[a].tid)
+                scan_thread(&s, a, p, &races);
     if (s.unchecked != 0)
         rp_message("m2: %u candidate pairs needed the full race check on a cone of more than "
                    "%u events and were not checked\n", s.unchecked, M2_DENSE_MAX);
@@ -517,7 +539,9 @@ static void m2_finish(void *self)
         rp_message("m2: %u reported pairs have no validated witness (unconfirmed)\n",
                    s.unconfirmed);
     offline_report(&d->env, "m2", log, n, &races);
-    conflicts_destroy(conf);
+    conflicts_destroy(s.conf);
+    cursor_free(&s.cur);
+    tc_win_free(&s.win);
     witness_free(&s.w);
     spc_destroy(s.spc);
     wcheck_destroy(s.chk);
@@ -528,7 +552,6 @@ static void m2_finish(void *self)
     rp_free(s.loc);
     rp_free(s.xev);
     tc_free(&f);
-    u64vec_free(&cand);
     u64vec_free(&races);
 }
 

@@ -60,14 +60,12 @@ typedef struct osr_detector {
 typedef struct osr_scan {
     const rp_tcfacts *f;
     uint32_t *S;
-    uint32_t *loc;          /* log index -> position in S (graph) */
+    rp_tcwin win;           /* scratch of the witnesses */
     rp_wcheck *chk;
     rp_witness w;
     uint32_t unconfirmed;
     rp_conflicts *conf;
     rp_cursor cur;
-    uint32_t *base;         /* windowed witnesses: S before the window */
-    rp_u64vec open;
 } osr_scan;
 
 static void osr_event(void *self, const rp_event *e)
@@ -113,56 +111,27 @@ static void witness_trace_order(const rp_tcfacts *f, const uint32_t *S, rp_witne
 
 /* ---- the scan --------------------------------------------------------------- */
 
-/* The G^Opt order of S as base + window: S before its first reversed
- * acquire stays in trace order (the base, validated by the cone checks of
- * rp_trcone.h and not replayed), the rest is ordered and replayed.  Costs
- * O(T^2 + window), independent of |S|.  -1: G^Opt_S has a cycle; 0: not
- * validated this way; 1: validated. */
-static int windowed_witness(osr_scan *s, uint32_t a, uint32_t b)
-{
-    const rp_tcfacts *f = s->f;
-    uint32_t from = tc_first_reversed(f, s->S);
-    tc_cone_below(f, s->S, from, s->base);
-    if (!tc_base_is_prefix(f, s->base))
-        return 0;
-    witness_clear(&s->w);
-    s->w.e1 = a;
-    s->w.e2 = b;
-    if (!tc_linearize(f, s->S, from, s->loc, &s->w))
-        return -1;
-    uint32_t n_open = tc_open_list(f, s->base, &s->open);
-    uint32_t *open = rp_malloc("rp.osr", ((size_t)n_open + 1) * sizeof *open);
-    for (uint32_t k = 0; k < n_open; k++)
-        open[k] = (uint32_t)s->open.v[k];
-    bool ok = witness_check_after(s->chk, s->base, open, n_open, &s->w, NULL);
-    rp_free(open);
-    return ok ? 1 : 0;
-}
-
-/* (a, b): S already holds OLClosure(a, b).  Adds the race if there is one. */
+/* (a, b): S already holds OLClosure(a, b).  Adds the race if there is one:
+ * the witness is G^Opt_S's order, validated by tc_fast_witness without a
+ * replay of S when it can, else built in full and replayed. */
 static void check_pair(osr_scan *s, uint32_t a, uint32_t b, rp_u64vec *races)
 {
     const rp_tcfacts *f = s->f;
     uint32_t open;
     if (tc_open_acquires(f, s->S, &open))
         return;                                 /* not lock-feasible */
-    bool trace_order = open == 0 || !has_backward_edge(f, s->S);
-    if (trace_order && tc_cone_is_witness(f, s->S, a, b)) {
-        offline_add_race(races, a, b, true);    /* validated without a replay */
-        return;
-    }
-    int windowed = trace_order ? 0 : windowed_witness(s, a, b);
-    if (windowed != 0) {
-        if (windowed > 0)
+    int fast = tc_fast_witness(f, s->S, a, b, s->chk, &s->win, &s->w);
+    if (fast != 0) {
+        if (fast > 0)
             offline_add_race(races, a, b, true);
         return;                                 /* < 0: G^Opt_S has a cycle */
     }
     witness_clear(&s->w);
     s->w.e1 = a;
     s->w.e2 = b;
-    if (trace_order)
+    if (open == 0 || !has_backward_edge(f, s->S))
         witness_trace_order(f, s->S, &s->w);
-    else if (!tc_linearize(f, s->S, 0, s->loc, &s->w))
+    else if (!tc_linearize(f, s->S, 0, s->win.loc, &s->w))
         return;                                 /* G^Opt_S has a cycle */
     bool ok = witness_check(s->chk, &s->w, NULL);
     if (!ok)
@@ -175,7 +144,7 @@ static void scan_thread(osr_scan *s, uint32_t a, rp_tid_t t, rp_u64vec *races)
 {
     const rp_tcfacts *f = s->f;
     bool started = false;
-    cursor_start(&s->cur, s->conf, a, t);
+    cursor_start(&s->cur, s->conf, a, t, false);
     for (uint32_t b; (b = cursor_next(&s->cur)) != UINT32_MAX;) {
         if (!started) {
             rp_memset(s->S, 0, f->n_threads * sizeof *s->S);
@@ -200,12 +169,14 @@ static void osr_finish(void *self)
     rp_u64vec races = { NULL, 0, 0 };
     offline_log_warn(&d->log, "osr");
     tc_build(&f, log, n);
-    osr_scan s = { &f, rp_calloc("rp.osr", (size_t)f.n_threads + 1, sizeof(uint32_t)),
-                   rp_malloc("rp.osr", ((size_t)n + 1) * sizeof(uint32_t)),
-                   wcheck_create(log, n), { 0, 0, NULL, 0, 0 }, 0,
-                   conflicts_create(log, n), { NULL, NULL, NULL, 0, 0 },
-                   rp_calloc("rp.osr", (size_t)f.n_threads + 1, sizeof(uint32_t)),
-                   { NULL, 0, 0 } };
+    osr_scan s;
+    rp_memset(&s, 0, sizeof s);
+    s.f = &f;
+    s.S = rp_calloc("rp.osr", (size_t)f.n_threads + 1, sizeof(uint32_t));
+    tc_win_init(&s.win, &f);
+    s.chk = wcheck_create(log, n);
+    s.conf = conflicts_create(log, n);
+    cursor_init(&s.cur);
     witness_init(&s.w);
     for (uint32_t a = 0; a < n; a++)
         for (rp_tid_t t = 0; rp_event_is_access(&log[a]) && t < f.n_threads; t++)
@@ -220,9 +191,7 @@ static void osr_finish(void *self)
     witness_free(&s.w);
     wcheck_destroy(s.chk);
     rp_free(s.S);
-    rp_free(s.base);
-    u64vec_free(&s.open);
-    rp_free(s.loc);
+    tc_win_free(&s.win);
     tc_free(&f);
     u64vec_free(&races);
 }

@@ -75,7 +75,7 @@ static bool confirm(syncp_scan *s, uint32_t a, uint32_t b)
 static void scan_thread(syncp_scan *s, uint32_t a, rp_tid_t t)
 {
     bool saved = false;
-    cursor_start(&s->cur, s->conf, a, t);
+    cursor_start(&s->cur, s->conf, a, t, false);
     for (uint32_t b; (b = cursor_next(&s->cur)) != UINT32_MAX;) {
         if (!saved) {
             spc_save(s->spc);

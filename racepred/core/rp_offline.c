@@ -57,15 +57,13 @@ void u64vec_free(rp_u64vec *vec)
 
 /* ---- candidates --------------------------------------------------------------- */
 
-/* Per touched byte ("slot", its index in the sorted touched set), three
- * CSR lists: `ev` its accesses and forgets in trace order (for
- * conflicts_gather), `acc` its accesses and `wr` its writes as
- * (tid << 32 | index) sorted, i.e. per thread in program order (for the
- * cursors), and `fg` its forgets in trace order. */
+/* Per touched byte ("slot", its index in the sorted touched set), CSR
+ * lists: `acc` its accesses and `wr` its writes as (tid << 32 | index)
+ * sorted, i.e. per thread in program order, and `fg` its forgets in trace
+ * order. */
 struct rp_conflicts {
     const rp_event *log;
     rp_u64map slot_of;      /* byte -> slot + 1 */
-    uint32_t *ev_off, *ev;
     uint32_t *acc_off, *wr_off, *fg_off;
     uint64_t *acc, *wr;
     uint32_t *fg;
@@ -123,7 +121,6 @@ rp_conflicts *conflicts_create(const rp_event *log, uint32_t n)
     u64map_init(&c->slot_of);
     for (size_t j = 0; j < nt; j++)
         u64map_put(&c->slot_of, t[j], (void *)(uintptr_t)(j + 1));
-    c->ev_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->ev_off);
     c->acc_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->acc_off);
     c->wr_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->wr_off);
     c->fg_off = rp_calloc("rp.offline.bytes", nt + 2, sizeof *c->fg_off);
@@ -132,17 +129,14 @@ rp_conflicts *conflicts_create(const rp_event *log, uint32_t n)
         uint32_t lo, hi;
         slot_range(c, t, nt, i, &lo, &hi);
         for (uint32_t s = lo; s < hi; s++) {
-            c->ev_off[s]++;
             c->acc_off[s] += acc;
             c->wr_off[s] += wr;
             c->fg_off[s] += !acc;
         }
     }
-    prefix_sums(c->ev_off, nt);
     prefix_sums(c->acc_off, nt);
     prefix_sums(c->wr_off, nt);
     prefix_sums(c->fg_off, nt);
-    c->ev = rp_malloc("rp.offline.bytes", ((size_t)c->ev_off[nt] + 1) * sizeof *c->ev);
     c->acc = rp_malloc("rp.offline.bytes", ((size_t)c->acc_off[nt] + 1) * sizeof *c->acc);
     c->wr = rp_malloc("rp.offline.bytes", ((size_t)c->wr_off[nt] + 1) * sizeof *c->wr);
     c->fg = rp_malloc("rp.offline.bytes", ((size_t)c->fg_off[nt] + 1) * sizeof *c->fg);
@@ -153,7 +147,6 @@ rp_conflicts *conflicts_create(const rp_event *log, uint32_t n)
         uint32_t lo, hi;
         slot_range(c, t, nt, i, &lo, &hi);
         for (uint32_t s = lo; s < hi; s++) {
-            c->ev[c->ev_off[s]++] = i;
             if (acc)
                 c->acc[c->acc_off[s]++] = key;
             if (wr)
@@ -162,8 +155,8 @@ rp_conflicts *conflicts_create(const rp_event *log, uint32_t n)
                 c->fg[c->fg_off[s]++] = i;
         }
     }
-    uint32_t *offs[] = { c->ev_off, c->acc_off, c->wr_off, c->fg_off };
-    for (unsigned k = 0; k < 4; k++) {
+    uint32_t *offs[] = { c->acc_off, c->wr_off, c->fg_off };
+    for (unsigned k = 0; k < 3; k++) {
         for (size_t j = nt; j > 0; j--)
             offs[k][j] = offs[k][j - 1];
         offs[k][0] = 0;
@@ -179,8 +172,6 @@ void conflicts_destroy(rp_conflicts *c)
     if (c == NULL)
         return;
     u64map_free(&c->slot_of);
-    rp_free(c->ev_off);
-    rp_free(c->ev);
     rp_free(c->acc_off);
     rp_free(c->acc);
     rp_free(c->wr_off);
@@ -204,39 +195,6 @@ static uint32_t upper_bound_u32(const uint32_t *sorted, uint32_t n, uint32_t v)
     return lo;
 }
 
-static bool conflicting_kinds(const rp_event *a, const rp_event *b)
-{
-    return a->tid != b->tid && (a->kind == RP_EV_WRITE || b->kind == RP_EV_WRITE);
-}
-
-void conflicts_gather(const rp_conflicts *c, uint32_t a, bool earlier_too, rp_u64vec *out)
-{
-    const rp_event *ea = &c->log[a];
-    out->n = 0;
-    uint32_t s0 = slot_of(c, ea->obj);
-    for (uint32_t k = 0; k < ea->size; k++) {
-        uint32_t s = s0 + k;
-        const uint32_t *l = c->ev + c->ev_off[s];
-        uint32_t n = c->ev_off[s + 1] - c->ev_off[s];
-        uint32_t at = upper_bound_u32(l, n, a) - 1;     /* a itself */
-        for (uint32_t j = at + 1; j < n; j++) {
-            const rp_event *eb = &c->log[l[j]];
-            if (eb->kind == RP_EV_FORGET)
-                break;
-            if (conflicting_kinds(ea, eb))
-                u64vec_push(out, (uint64_t)eb->tid << 32 | l[j]);
-        }
-        for (uint32_t j = at; earlier_too && j-- > 0;) {
-            const rp_event *eb = &c->log[l[j]];
-            if (eb->kind == RP_EV_FORGET)
-                break;
-            if (conflicting_kinds(ea, eb))
-                u64vec_push(out, (uint64_t)eb->tid << 32 | l[j]);
-        }
-    }
-    out->n = (uint32_t)sort_unique_u64(out->v, out->n);
-}
-
 void cursor_init(rp_cursor *cur)
 {
     rp_memset(cur, 0, sizeof *cur);
@@ -249,8 +207,10 @@ void cursor_free(rp_cursor *cur)
 }
 
 /* Per byte of a: thread t's candidates in the byte's acc (a writes) or wr
- * (a reads) list, from the first after a, up to the byte's next forget. */
-void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t)
+ * (a reads) list, from the first after a (earlier_too: after the byte's
+ * last forget before a), up to the byte's next forget. */
+void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t,
+                  bool earlier_too)
 {
     const rp_event *ea = &c->log[a];
     if (ea->size > cur->cap) {
@@ -267,10 +227,11 @@ void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t)
         uint32_t s = s0 + k;
         const uint64_t *l = cur->list + off[s];
         size_t len = off[s + 1] - off[s];
-        cur->pos[k] = off[s] + (uint32_t)lower_bound_u64(l, len, (uint64_t)t << 32 | (a + 1));
-        end[k] = off[s] + (uint32_t)lower_bound_u64(l, len, (uint64_t)(t + 1) << 32);
         const uint32_t *f = c->fg + c->fg_off[s];
         uint32_t nf = c->fg_off[s + 1] - c->fg_off[s], at = upper_bound_u32(f, nf, a);
+        uint32_t from = !earlier_too ? a + 1 : at > 0 ? f[at - 1] + 1 : 0;
+        cur->pos[k] = off[s] + (uint32_t)lower_bound_u64(l, len, (uint64_t)t << 32 | from);
+        end[k] = off[s] + (uint32_t)lower_bound_u64(l, len, (uint64_t)(t + 1) << 32);
         limit[k] = at < nf ? f[at] : UINT32_MAX;
     }
 }

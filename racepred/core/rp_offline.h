@@ -8,10 +8,10 @@
  *
  * Candidates: two accesses conflict when they are in different threads,
  * share a byte that no forget refreshed between them, and at least one is
- * a write.  conflicts_gather lists, for one access a, the accesses that
- * conflict with it, as (tid << 32 | index) sorted, i.e. grouped by thread
- * and in program order within a thread: the scan order of the incremental
- * algorithms (syncp, Alg. 6 of M2, Alg. 3 of OSR).
+ * a write.  A cursor (below) walks, for one access a and one other
+ * thread, the accesses of that thread that conflict with it in program
+ * order: the scan order of the incremental algorithms (syncp, Alg. 6 of
+ * M2, Alg. 3 of OSR).
  *
  * Reports: a detector collects its pairs (first < second, each once or
  * more, confirmed or not) and offline_report sorts them, merges duplicates
@@ -55,14 +55,11 @@ typedef struct rp_conflicts rp_conflicts;
 
 rp_conflicts *conflicts_create(const rp_event *log, uint32_t n);
 void conflicts_destroy(rp_conflicts *c);
-/* The accesses conflicting with access a, (tid << 32 | index), sorted;
- * only those after a unless earlier_too. */
-void conflicts_gather(const rp_conflicts *c, uint32_t a, bool earlier_too, rp_u64vec *out);
-
 /* A cursor over the candidates b of one access a in one other thread t:
- * the later accesses of t conflicting with a (sharing a byte no forget
- * refreshed in between, at least one a write), in program order, each
- * once; cursor_next returns UINT32_MAX after the last.  Lazy, so a scan
+ * the later (earlier_too: and earlier) accesses of t conflicting with a
+ * (sharing a byte no forget refreshed in between, at least one a write),
+ * in program order, each once; cursor_next returns UINT32_MAX after the
+ * last.  Lazy, so a scan
  * that stops early (syncp, osr) pays only for what it looked at:
  * O(size · log) to start, O(size) per candidate. */
 typedef struct rp_cursor {
@@ -74,7 +71,8 @@ typedef struct rp_cursor {
 
 void cursor_init(rp_cursor *cur);
 void cursor_free(rp_cursor *cur);
-void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t);
+void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t,
+                  bool earlier_too);
 uint32_t cursor_next(rp_cursor *cur);
 
 /* Pairs found: (second << 32 | first << 1 | confirmed). */

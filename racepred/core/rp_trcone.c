@@ -527,13 +527,51 @@ bool tc_base_is_prefix(const rp_tcfacts *f, const uint32_t *base)
     return open_acquires_last(f, base);
 }
 
-uint32_t tc_open_list(const rp_tcfacts *f, const uint32_t *cone, rp_u64vec *out)
+uint32_t tc_open_list(const rp_tcfacts *f, const uint32_t *cone, uint32_t **list, uint32_t *cap)
 {
-    out->n = 0;
+    uint32_t n = 0;
     for (uint32_t t = 0; t < f->n_threads; t++)
-        for (uint32_t k = tc_held(f, t, cone[t]); k != TC_NONE; k = f->node_next[k])
-            u64vec_push(out, f->node_acq[k]);
-    return out->n;
+        for (uint32_t k = tc_held(f, t, cone[t]); k != TC_NONE; k = f->node_next[k]) {
+            if (n == *cap) {
+                *cap = *cap == 0 ? 16 : 2 * *cap;
+                *list = rp_realloc("rp.trcone.open", *list, *cap * sizeof **list);
+            }
+            (*list)[n++] = f->node_acq[k];
+        }
+    return n;
+}
+
+void tc_win_init(rp_tcwin *win, const rp_tcfacts *f)
+{
+    win->base = rp_calloc("rp.trcone.win", (size_t)f->n_threads + 1, sizeof *win->base);
+    win->loc = rp_malloc("rp.trcone.win", ((size_t)f->n + 1) * sizeof *win->loc);
+    win->open = NULL;
+    win->cap_open = 0;
+}
+
+void tc_win_free(rp_tcwin *win)
+{
+    rp_free(win->base);
+    rp_free(win->loc);
+    rp_free(win->open);
+}
+
+int tc_fast_witness(const rp_tcfacts *f, const uint32_t *cone, uint32_t e1, uint32_t e2,
+                    rp_wcheck *chk, rp_tcwin *win, rp_witness *w)
+{
+    uint32_t from = tc_first_reversed(f, cone);
+    if (from == TC_NONE)
+        return tc_cone_is_witness(f, cone, e1, e2) ? 1 : 0;
+    tc_cone_below(f, cone, from, win->base);
+    if (!tc_base_is_prefix(f, win->base))
+        return 0;
+    witness_clear(w);
+    w->e1 = e1;
+    w->e2 = e2;
+    if (!tc_linearize(f, cone, from, win->loc, w))
+        return -1;
+    uint32_t n_open = tc_open_list(f, win->base, &win->open, &win->cap_open);
+    return witness_check_after(chk, win->base, win->open, n_open, w, NULL) ? 1 : 0;
 }
 
 /* ---- optimistic linearisation (G^Opt of seed 004) ------------------------ */

@@ -30,7 +30,6 @@
 #define RP_TRCONE_H
 
 #include "rp_event.h"
-#include "rp_offline.h"
 #include "rp_witness.h"
 
 #include <stdbool.h>
@@ -124,8 +123,31 @@ void tc_cone_below(const rp_tcfacts *f, const uint32_t *cone, uint32_t p, uint32
 /* The base in trace order replays validly (the checks of
  * tc_cone_is_witness without the pair's); false when unknown. */
 bool tc_base_is_prefix(const rp_tcfacts *f, const uint32_t *base);
-/* The acquires the cone leaves open, as values of out (n returned). */
-uint32_t tc_open_list(const rp_tcfacts *f, const uint32_t *cone, rp_u64vec *out);
+/* The acquires the cone leaves open, into *list (grown, *cap entries); n. */
+uint32_t tc_open_list(const rp_tcfacts *f, const uint32_t *cone, uint32_t **list, uint32_t *cap);
+
+/* Scratch of tc_fast_witness. */
+typedef struct rp_tcwin {
+    uint32_t *base;         /* the cone before the window */
+    uint32_t *loc;          /* tc_linearize's scratch, n entries */
+    uint32_t *open;         /* the base's open acquires */
+    uint32_t cap_open;
+} rp_tcwin;
+
+void tc_win_init(rp_tcwin *win, const rp_tcfacts *f);
+void tc_win_free(rp_tcwin *win);
+
+/* The witness of a closed, lock-feasible cone for e1 < e2 — its G^Opt
+ * order (tc_linearize) — decided without replaying the cone: with no
+ * reversed acquire (tc_first_reversed) it is the trace order and
+ * tc_cone_is_witness decides; else the cone before the first reversed
+ * acquire is a base checked by tc_base_is_prefix and the window after it
+ * is ordered and replayed by witness_check_after (w then holds the
+ * window).  1: the validator accepts the whole order; -1: G^Opt has a
+ * cycle; 0: not decided (callers build tc_linearize(.., 0, ..) and run
+ * witness_check).  O(T^2 + open acquires · T log N + window log window). */
+int tc_fast_witness(const rp_tcfacts *f, const uint32_t *cone, uint32_t e1, uint32_t e2,
+                    rp_wcheck *chk, rp_tcwin *win, rp_witness *w);
 
 /* Appends to w a topological order of G^Opt over the (lock-feasible) cone
  * (seed 004 §4: thread order, fork/join, sends -> recv, conflicting

@@ -11,6 +11,7 @@
  * test the windowed witnesses of osr: witness_check_after on a base cut at
  * a random point against witness_check of the whole, and tc_linearize from
  * the first reversed acquire against tc_linearize of the whole cone. */
+#include "rp_shim.h"
 #include "rp_trcone.h"
 #include "rp_witness.h"
 
@@ -168,15 +169,11 @@ static void check_cone(const rp_tcfacts *f, rp_wcheck *chk, const uint32_t *cone
 static void check_based(const rp_tcfacts *f, rp_wcheck *chk, const uint32_t *cone, uint32_t p,
                         uint32_t e1, uint32_t e2, rp_witness *w, totals *tot)
 {
-    uint32_t base[MAXT + 1], open[2 * MAXT];
-    rp_u64vec list = { NULL, 0, 0 };
+    uint32_t base[MAXT + 1], *open = NULL, cap = 0;
     tc_cone_below(f, cone, p, base);
     if (!tc_base_is_prefix(f, base))
         return;
-    uint32_t n_open = tc_open_list(f, base, &list);
-    for (uint32_t k = 0; k < n_open; k++)
-        open[k] = (uint32_t)list.v[k];
-    u64vec_free(&list);
+    uint32_t n_open = tc_open_list(f, base, &open, &cap);
     cone_witness(f, cone, e1, e2, w);
     bool whole = witness_check(chk, w, NULL);
     witness_clear(w);
@@ -184,6 +181,7 @@ static void check_based(const rp_tcfacts *f, rp_wcheck *chk, const uint32_t *con
         if (tc_in(f, cone, i))
             witness_push(w, i);
     bool after = witness_check_after(chk, base, open, n_open, w, NULL);
+    rp_free(open);
     if (after != whole) {
         fprintf(stderr, "pair %u-%u, split at %u: witness_check_after %d, witness_check %d\n",
                 e1 + 1, e2 + 1, p + 1, after, whole);
