@@ -338,7 +338,7 @@ static void print_races(const options *opt, const char *prefix, const rp_trace *
 static void run_trace(const options *opt, const char *prefix, rp_trace *trace)
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
-    rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, false };
+    rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, !opt->all_pairs };
     rp_engine *eng = rp_engine_create(opt->detectors, &env, NULL);
     for (uint32_t i = 0; i < trace->n_events; i++)
         rp_engine_event(eng, &trace->events[i]);
@@ -398,7 +398,7 @@ static bool run_binary(const options *opt, const char *path, const char *prefix,
                        const char *data, size_t len)
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
-    rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, false };
+    rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, !opt->all_pairs };
     rp_bt_reader reader;
     rp_bt_status status = RP_BT_ERROR;
     if (rp_bt_reader_init(&reader, data, len)) {

@@ -23,20 +23,11 @@
  * still present at f, happens after e, and therefore is concurrent with f
  * and conflicts with it.  Different bytes of one granule never race.
  *
- * Layout: a slot (16 bytes) points to its cells (24 bytes each) in an array
- * from a pool of power-of-two size classes, and holds a summary: when every
- * cell belongs to one thread t, the unions of the masks of t's cells (and of its write cells)
- * of t's epoch at the last slow-path update.  Fast path (location mode): a
- * one-granule access of t whose epoch is the summary's and whose bytes M
- * the union covers (the write union, for a write) needs no work.  Nothing
- * else is in the slot, so the access races with nothing (by the chain
- * argument, a partner would leave a concurrent cell of another thread on
- * M), and the covering cells, of the same thread and epoch, stand for it:
- * every later access is ordered after them iff after it, and they are
- * writes where it is.  So later accesses find the same racy bytes and the
- * same partner threads as without the fast path (test_hb_random checks
- * this on random traces); a reported partner may be an earlier access of
- * the same thread and epoch on the same bytes.
+ * Layout: a slot (8 bytes) points to its cells (24 bytes each) in an array
+ * from a pool of power-of-two size classes.  There is no fast path here:
+ * in the tool, the engine drops the accesses that repeat what the thread
+ * did since its last synchronisation before they arrive (rp_repeats.h;
+ * 96 % of them on pigz), which is what a same-epoch check here would skip.
  *
  * All-pairs mode (env->all_pairs) applies seed 000's technique (§5–6, Alg 3
  * with errata E1/E2 of the digest) to HB: each eviction adds an edge
@@ -102,8 +93,6 @@ static inline void cell_set_mask(hb_cell *c, uint8_t mask)
               | (uint64_t)mask << CELL_MASK_SHIFT;
 }
 
-#define NO_OWNER 0xFFFFu
-
 /* The cells of a granule (each with a non-zero mask): n of room for 2^cap_log. */
 typedef struct hb_cells {
     uint32_t n;
@@ -111,23 +100,17 @@ typedef struct hb_cells {
     hb_cell cell[];
 } hb_cells;
 
-/* A granule, 16 bytes: its cells (NULL if none) and a summary for the fast
- * path: if every cell belongs to one thread t < NO_OWNER, owner is t and
- * any_mask and write_mask are the unions of the masks of t's cells (of its
- * write cells) with clock `clock`; else owner is NO_OWNER and both masks
- * are 0.  A zero-filled slot is empty (masks 0: no fast path). */
+/* A granule: its cells, NULL if none.  A zero-filled slot is empty. */
 typedef struct hb_slot {
     hb_cells *cells;
-    uint32_t clock;
-    uint16_t owner;
-    uint8_t any_mask;
-    uint8_t write_mask;
 } hb_slot;
 
 /* Cell arrays of 2^k cells, k < POOL_CLASSES, come from free lists refilled
  * from big blocks (no per-array header, no calls in the common case);
  * larger ones from rp_malloc. */
 #define POOL_CLASSES 5
+/* Forgets of at least this many bytes free emptied cell arrays. */
+#define FORGET_FREES_BYTES 4096
 #define POOL_BLOCK_BYTES ((size_t)256 << 10)
 
 typedef struct hb_pool {
@@ -183,13 +166,8 @@ typedef struct hb_pending_race {
     uint64_t both_lo, both_hi;         /* shared bytes seen, inclusive */
 } hb_pending_race;
 
-/* Tests only: false when hb_create runs turns the location-mode fast path
- * off, so that test_hb_random can compare both paths on the same traces. */
-bool rp_det_hb_fast_path = true;
-
 typedef struct hb_detector {
     rp_detector_env env;
-    bool fast_path;        /* location mode, unless a test turns it off */
     hb_pool pool;
     rp_shadow shadow;
     rp_vc *threads;
@@ -404,10 +382,7 @@ static hb_cells *slot_reserve_one(hb_pool *p, hb_slot *s)
     return cells;
 }
 
-/* Removes the bytes `mask` from every cell (RP_EV_FORGET).  An emptied
- * array stays with its granule: forgotten memory (a new stack frame, a new
- * heap block) is usually used again soon, and regrowing the array from one
- * cell cost an allocation and a copy per doubling. */
+/* Removes the bytes `mask` from every cell (RP_EV_FORGET). */
 static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     hb_slot *s = slot;
@@ -424,12 +399,24 @@ static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
             cells->cell[kept++] = c;
     }
     cells->n = kept;
-    /* The summary's unions lose exactly the forgotten bytes. */
-    s->any_mask &= (uint8_t)~mask;
-    s->write_mask &= (uint8_t)~mask;
 }
 
-/* Releases a slot's cells (destroy). */
+/* The same for a large forget (a freed heap block, an unmapping): an
+ * emptied array goes back to the pool, or memory the program never uses
+ * again would keep it.  A small forget (a stack frame) keeps it with its
+ * granule, which is about to be used again. */
+static void slot_forget_and_free(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    hb_detector *h = ctx;
+    hb_slot *s = slot;
+    slot_forget(ctx, granule, slot, mask);
+    if (s->cells != NULL && s->cells->n == 0) {
+        pool_free(&h->pool, s->cells);
+        s->cells = NULL;
+    }
+}
+
+/* Releases a slot's cells (destroy, and chunks a forget covers whole). */
 static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     hb_detector *h = ctx;
@@ -576,14 +563,11 @@ typedef struct hb_access {
 /* One granule of an access: races with the concurrent conflicting cells,
  * eviction of the bytes `mask` from the ordered cells (all of them for a
  * write, reads only for a read), the access's own cell appended; the kept
- * cells are compacted in order and the summary recomputed in the same
- * pass. */
-static void access_granule_slow(hb_detector *h, const hb_access *a, hb_slot *s,
-                                uint64_t granule, uint8_t mask)
+ * cells are compacted in order. */
+static void access_granule(hb_detector *h, const hb_access *a, uint64_t granule, uint8_t mask)
 {
+    hb_slot *s = shadow_slot(&h->shadow, granule);
     rp_tid_t tid = a->e->tid;
-    bool all_mine = true;
-    uint8_t any = mask, written = a->is_write ? mask : 0;
     uint32_t kept = 0;
     hb_cells *cells = s->cells;
     uint32_t n = cells == NULL ? 0 : cells->n;
@@ -608,13 +592,6 @@ static void access_granule_slow(hb_detector *h, const hb_access *a, hb_slot *s,
                 continue;
             cell_set_mask(c, cmask);
         }
-        if (c->tid != tid) {
-            all_mine = false;
-        } else if (c->clock == a->clock) {
-            any |= cmask;
-            if (cell_is_write(c))
-                written |= cmask;
-        }
         if (kept != i)
             cells->cell[kept] = *c;
         kept++;
@@ -629,20 +606,6 @@ static void access_granule_slow(hb_detector *h, const hb_access *a, hb_slot *s,
     cell->site = a->e->site;
     cell->tid = tid;
     cell->clock = a->clock;
-    if (all_mine && tid < NO_OWNER) {
-        s->owner = (uint16_t)tid;
-        s->clock = a->clock;
-        s->any_mask = any;
-        s->write_mask = written;
-    } else {
-        s->owner = NO_OWNER;
-        s->any_mask = s->write_mask = 0;
-    }
-}
-
-static void access_granule(hb_detector *h, const hb_access *a, uint64_t granule, uint8_t mask)
-{
-    access_granule_slow(h, a, shadow_slot(&h->shadow, granule), granule, mask);
 }
 
 static void access_granules(hb_detector *h, const hb_access *a)
@@ -659,9 +622,9 @@ static void access_granules(hb_detector *h, const hb_access *a)
     }
 }
 
-/* Everything but the fast path: new cells, races, multi-granule accesses,
+/* An access: races, evictions and the new cell in every granule it spans,
  * all-pairs bookkeeping. */
-static void access_general(hb_detector *h, const rp_event *e, bool is_write)
+static void access_event(hb_detector *h, const rp_event *e, bool is_write)
 {
     rp_vc *th = thread_clock(h, e->tid);
     hb_access a = { e, th, th->clock[e->tid], 0, is_write };
@@ -674,39 +637,21 @@ static void access_general(hb_detector *h, const rp_event *e, bool is_write)
         flush_pending(h, e);
 }
 
-/* The fast path: a one-granule access to a slot whose cells all belong to
- * the accessing thread, whose bytes are covered by the cells of the current
- * epoch (by its write cells, for a write).  Disabled in all-pairs mode,
- * where every access is an event of the graph. */
-static inline void hb_access_event(hb_detector *h, const rp_event *e, bool is_write)
-{
-    rp_tid_t tid = e->tid;
-    uint32_t offset = (uint32_t)(e->obj & (RP_SHADOW_GRANULE_SIZE - 1));
-    const hb_slot *s = shadow_slot_if_cached(&h->shadow, e->obj >> RP_SHADOW_GRANULE_BITS);
-    if (s != NULL && (rp_tid_t)s->owner == tid && e->size - 1 < RP_SHADOW_GRANULE_SIZE - offset
-        && h->fast_path) {
-        uint8_t mask = (uint8_t)(((1u << e->size) - 1) << offset);
-        uint8_t covered = is_write ? s->write_mask : s->any_mask;
-        if ((mask & ~covered) == 0 && s->clock == h->threads[tid].clock[tid])
-            return;
-    }
-    access_general(h, e, is_write);
-}
-
 static void hb_read(void *self, const rp_event *e)
 {
-    hb_access_event(self, e, false);
+    access_event(self, e, false);
 }
 
 static void hb_write(void *self, const rp_event *e)
 {
-    hb_access_event(self, e, true);
+    access_event(self, e, true);
 }
 
 static void hb_forget_event(void *self, const rp_event *e)
 {
     hb_detector *h = self;
-    shadow_clear_range(&h->shadow, e->obj, e->size, slot_forget, h);
+    shadow_clear_range(&h->shadow, e->obj, e->size,
+                       e->size < FORGET_FREES_BYTES ? slot_forget : slot_forget_and_free, h);
     if (h->env.all_pairs && e->size != 0) {
         h->forgets = grow_for_one(h->forgets, h->n_forgets, &h->cap_forgets, sizeof(hb_forget));
         h->forgets[h->n_forgets].id = e->id;
@@ -842,8 +787,8 @@ static void *hb_create(const rp_detector_env *env)
 {
     hb_detector *h = rp_calloc("rp.hb", 1, sizeof *h);
     h->env = *env;
-    h->fast_path = !env->all_pairs && rp_det_hb_fast_path;
     shadow_init(&h->shadow, sizeof(hb_slot));
+    shadow_set_release(&h->shadow, slot_release, h);
     u64map_init(&h->locks);
     u64map_init(&h->sync_objects);
     return h;

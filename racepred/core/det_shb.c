@@ -299,6 +299,7 @@ static void *shb_create(const rp_detector_env *env)
     rp_allpairs_config config = { "shb", NULL, NULL, NULL, true };
     d->pairs = allpairs_create(env, &config);
     d->writers = shadow_create(sizeof(shb_slot));
+    shadow_set_release(d->writers, slot_forget, d);
     tclocks_init(&d->threads, 1);
     u64map_init(&d->released);
     u64map_init(&d->read_released);

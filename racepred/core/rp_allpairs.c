@@ -559,6 +559,7 @@ rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_confi
     p->env = *env;
     p->config = *config;
     p->shadow = shadow_create(sizeof(ap_slot));
+    shadow_set_release(p->shadow, slot_forget, p);
     return p;
 }
 

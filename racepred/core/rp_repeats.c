@@ -7,6 +7,7 @@ rp_repeats *repeats_create(void)
 {
     rp_repeats *r = rp_calloc("rp.repeats", 1, sizeof *r);
     shadow_init(&r->shadow, sizeof(rp_repeat_slot));
+    shadow_set_release(&r->shadow, NULL, NULL);
     return r;
 }
 

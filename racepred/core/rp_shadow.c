@@ -18,6 +18,9 @@ void shadow_init(rp_shadow *s, size_t slot_size)
 {
     rp_assert(slot_size > 0);
     s->slot_size = slot_size;
+    s->frees_chunks = false;
+    s->release = NULL;
+    s->release_ctx = NULL;
     u64map_init(&s->chunks);
     cache_clear(s);
 }
@@ -49,6 +52,13 @@ void shadow_destroy(rp_shadow *s)
         return;
     shadow_fini(s);
     rp_free(s);
+}
+
+void shadow_set_release(rp_shadow *s, rp_shadow_slot_fn release, void *ctx)
+{
+    s->frees_chunks = true;
+    s->release = release;
+    s->release_ctx = ctx;
 }
 
 static uint8_t *slot_in(const rp_shadow *s, uint8_t *slots, uint64_t granule)
@@ -107,18 +117,52 @@ typedef struct clear_request {
     void *ctx;
 } clear_request;
 
-static void clear_chunk_if_in_range(void *ctx, uint64_t chunk, void *slots)
+/* A chunk wholly inside a cleared range of an owner that allows it: its
+ * slots let go of what they own and the chunk leaves the map and cache. */
+static void free_covered_chunk(rp_shadow *s, uint64_t chunk, uint8_t *slots)
 {
-    const clear_request *r = ctx;
+    uint64_t lo = chunk << RP_SHADOW_CHUNK_BITS;
+    if (s->release != NULL)
+        for (uint64_t i = 0; i < RP_SHADOW_CHUNK_GRANULES; i++)
+            s->release(s->release_ctx, lo + i, slot_in(s, slots, lo + i), 0xFF);
+    u64map_remove(&s->chunks, chunk);
+    rp_shadow_cache_entry *c = shadow_cache_entry(s, chunk);
+    if (c->chunk == chunk) {
+        c->chunk = NO_CHUNK;
+        c->slots = NULL;
+    }
+    rp_free(slots);
+}
+
+static void clear_chunk_if_in_range(const clear_request *r, uint64_t chunk, uint8_t *slots)
+{
     uint64_t lo = chunk << RP_SHADOW_CHUNK_BITS;
     uint64_t hi = lo + (RP_SHADOW_CHUNK_GRANULES - 1);
     if (hi < r->first_granule || lo > r->last_granule)
         return;
+    if (r->shadow->frees_chunks && lo >= r->first_granule && hi <= r->last_granule
+        && shadow_granule_mask(lo, r->addr, r->size) == 0xFF
+        && shadow_granule_mask(hi, r->addr, r->size) == 0xFF) {
+        free_covered_chunk(r->shadow, chunk, slots);
+        return;
+    }
     if (lo < r->first_granule)
         lo = r->first_granule;
     if (hi > r->last_granule)
         hi = r->last_granule;
     clear_in_chunk(r->shadow, slots, lo, hi, r->addr, r->size, r->fn, r->ctx);
+}
+
+typedef struct chunk_list {
+    uint64_t *chunk;
+    size_t n;
+} chunk_list;
+
+static void list_chunk(void *ctx, uint64_t chunk, void *slots)
+{
+    chunk_list *l = ctx;
+    (void)slots;
+    l->chunk[l->n++] = chunk;
 }
 
 void shadow_clear_range(rp_shadow *s, uint64_t addr, uint64_t size,
@@ -132,12 +176,18 @@ void shadow_clear_range(rp_shadow *s, uint64_t addr, uint64_t size,
     uint64_t first_chunk = r.first_granule >> RP_SHADOW_CHUNK_BITS;
     uint64_t last_chunk = r.last_granule >> RP_SHADOW_CHUNK_BITS;
     if (last_chunk - first_chunk >= s->chunks.count) {
-        /* A huge range: walking the existing chunks is cheaper. */
-        u64map_for_each(&s->chunks, clear_chunk_if_in_range, &r);
+        /* A huge range: visiting the existing chunks is cheaper.  Listed
+         * first, because clearing may free some of them. */
+        chunk_list l = { rp_malloc("rp.shadow.list", (s->chunks.count + 1) * sizeof(uint64_t)),
+                         0 };
+        u64map_for_each(&s->chunks, list_chunk, &l);
+        for (size_t i = 0; i < l.n; i++)
+            clear_chunk_if_in_range(&r, l.chunk[i], u64map_get(&s->chunks, l.chunk[i]));
+        rp_free(l.chunk);
         return;
     }
     for (uint64_t chunk = first_chunk;; chunk++) {
-        void *slots = u64map_get(&s->chunks, chunk);
+        uint8_t *slots = u64map_get(&s->chunks, chunk);
         if (slots != NULL)
             clear_chunk_if_in_range(&r, chunk, slots);
         if (chunk == last_chunk)

@@ -18,6 +18,11 @@
  * Slots may own memory (e.g. spilled arrays); the shadow does not know, so
  * clearing and iteration go through a callback of the owner, and the owner
  * must release slot contents (shadow_for_each) before shadow_destroy.
+ *
+ * Memory that a program frees and never reuses (a heap block whose
+ * addresses the allocator moves on from, an unmapped region) would keep its
+ * chunks forever: an owner that calls shadow_set_release lets
+ * shadow_clear_range free every chunk the cleared range covers whole.
  */
 #ifndef RP_SHADOW_H
 #define RP_SHADOW_H
@@ -39,8 +44,13 @@ typedef struct rp_shadow_cache_entry {
     uint8_t *slots;
 } rp_shadow_cache_entry;
 
+typedef void (*rp_shadow_slot_fn)(void *ctx, uint64_t granule, void *slot, uint8_t mask);
+
 typedef struct rp_shadow {
     size_t slot_size;
+    bool frees_chunks;         /* shadow_set_release was called */
+    rp_shadow_slot_fn release; /* may be NULL: slots own nothing */
+    void *release_ctx;
     rp_u64map chunks;          /* chunk number → slot array */
     rp_shadow_cache_entry cache[RP_SHADOW_CACHE_ENTRIES];   /* by chunk % entries */
 } rp_shadow;
@@ -82,11 +92,17 @@ static inline void *shadow_slot_if_cached(const rp_shadow *s, uint64_t granule)
 /* Slot of a granule if its chunk exists, else NULL (nothing is allocated). */
 void *shadow_find(rp_shadow *s, uint64_t granule);
 
-/* mask: the bytes of the granule concerned (bit i = byte granule*8 + i). */
-typedef void (*rp_shadow_slot_fn)(void *ctx, uint64_t granule, void *slot, uint8_t mask);
+/* Slot callbacks get the bytes of the granule concerned as `mask` (bit i =
+ * byte granule*8 + i).
+ *
+ * From now on, a chunk that shadow_clear_range covers whole is freed after
+ * release(ctx, granule, slot, 0xFF) for each of its slots, which must let
+ * go of what the slot owns; release may be NULL when slots own nothing. */
+void shadow_set_release(rp_shadow *s, rp_shadow_slot_fn release, void *ctx);
 
 /* Calls fn for every existing slot overlapping [addr, addr + size), with the
- * mask of the bytes inside the range; fn is expected to forget them. */
+ * mask of the bytes inside the range; fn is expected to forget them (see
+ * shadow_set_release for chunks covered whole). */
 void shadow_clear_range(rp_shadow *s, uint64_t addr, uint64_t size,
                         rp_shadow_slot_fn fn, void *ctx);
 

@@ -66,6 +66,31 @@ void u64map_put(rp_u64map *m, uint64_t key, void *value)
     e->value = value;
 }
 
+void *u64map_remove(rp_u64map *m, uint64_t key)
+{
+    if (m->cap == 0)
+        return NULL;
+    rp_u64map_entry *e = find_entry(m, key);
+    void *value = e->value;
+    if (value == NULL)
+        return NULL;
+    size_t mask = m->cap - 1, hole = (size_t)(e - m->entries);
+    /* An entry further along the run may move into the hole unless its home
+     * slot lies after the hole (cyclically): then a lookup starting there
+     * would never pass the hole. */
+    for (size_t i = (hole + 1) & mask; m->entries[i].value != NULL; i = (i + 1) & mask) {
+        size_t home = slot_of(m->entries[i].key, m->cap);
+        if (((i - home) & mask) >= ((i - hole) & mask)) {
+            m->entries[hole] = m->entries[i];
+            hole = i;
+        }
+    }
+    m->entries[hole].key = 0;
+    m->entries[hole].value = NULL;
+    m->count--;
+    return value;
+}
+
 void u64map_for_each(const rp_u64map *m, rp_u64map_visit_fn fn, void *ctx)
 {
     for (size_t i = 0; i < m->cap; i++)

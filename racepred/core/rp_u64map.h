@@ -4,8 +4,9 @@
  * objects (rp_event.obj), the first level of shadow memory (rp_shadow.c).
  * Open addressing with linear probing, Fibonacci hashing, capacity a power
  * of two kept at most half full.  An entry is in use iff its value is not
- * NULL, so values must never be NULL; entries are never removed (objects are
- * few and live for the whole run).
+ * NULL, so values must never be NULL.  Removal shifts the following entries
+ * of the probe run back (no tombstones), so lookups stay as short as if the
+ * entry had never been there.
  */
 #ifndef RP_U64MAP_H
 #define RP_U64MAP_H
@@ -32,6 +33,9 @@ void u64map_free(rp_u64map *m);
 void *u64map_get(const rp_u64map *m, uint64_t key);
 /* Stores value (not NULL) under key, replacing any earlier value. */
 void u64map_put(rp_u64map *m, uint64_t key, void *value);
+
+/* Removes key; returns its value, or NULL if it was not there. */
+void *u64map_remove(rp_u64map *m, uint64_t key);
 
 typedef void (*rp_u64map_visit_fn)(void *ctx, uint64_t key, void *value);
 /* Calls fn for every entry, in no particular order. */

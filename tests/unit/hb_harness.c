@@ -30,6 +30,23 @@ void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t
     rp_engine_destroy(eng);
 }
 
+void harness_run_filtered(const char *detectors, rp_event *events, size_t n, race_log *log,
+                          size_t **position_of)
+{
+    rp_detector_env env = { .report = log_race, .report_ctx = log, .skip_repeats = true };
+    rp_engine *eng = rp_engine_create(detectors, &env, NULL);
+    for (size_t i = 0; i < n; i++) {
+        events[i].id = 0;
+        rp_engine_event(eng, &events[i]);
+    }
+    rp_engine_finish(eng);
+    rp_engine_destroy(eng);
+    *position_of = malloc((n + 1) * sizeof **position_of);
+    for (size_t i = 0; i < n; i++)
+        if (events[i].id != 0)
+            (*position_of)[events[i].id - 1] = i;
+}
+
 static int compare_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -22,6 +22,13 @@ typedef struct race_log {
 void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t n,
                  race_log *log);
 
+/* The same with the engine's filter of repeated accesses on (location mode,
+ * rp_repeats.h).  Dropped events keep id 0, so ids are no longer positions:
+ * *position_of[id - 1] is the index in `events` of the event numbered id
+ * (caller frees). */
+void harness_run_filtered(const char *detectors, rp_event *events, size_t n, race_log *log,
+                          size_t **position_of);
+
 /* Sorted, deduplicated (first.id << 32 | second.id) keys of the log; returns
  * the count, *keys must be freed. */
 size_t harness_pair_keys(const race_log *log, uint64_t **keys);

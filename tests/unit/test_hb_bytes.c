@@ -130,10 +130,15 @@ static void test_same_epoch_repeats_report_once(void **state)
     harness_run("hb", true, ev, 4, &all);
     assert_int_equal(all.count, 3);
     free(all.races);
+    /* The tool's location mode drops the repeats (rp_repeats.h): one
+     * report, the first write against thread 1's. */
     race_log log = { NULL, 0, 0 };
-    harness_run("hb", false, ev, 4, &log);
+    size_t *position_of;
+    harness_run_filtered("hb", ev, 4, &log, &position_of);
     assert_int_equal(log.count, 1);
-    assert_int_equal(log.races[0].first.id, 1);
+    assert_int_equal(position_of[log.races[0].first.id - 1], 0);
+    assert_int_equal(position_of[log.races[0].second.id - 1], 3);
+    free(position_of);
     free(log.races);
 }
 

@@ -139,6 +139,87 @@ static void test_u64map(void **state)
     u64map_free(&m);
 }
 
+/* Removal against a reference array, with keys that collide in the table. */
+static void test_u64map_remove(void **state)
+{
+    (void)state;
+    enum { KEYS = 600 };
+    static int values[KEYS];
+    bool present[KEYS] = { false };
+    rp_u64map m;
+    u64map_init(&m);
+    uint64_t rng = 12345;
+    for (unsigned step = 0; step < 20000; step++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned k = (unsigned)(rng >> 33) % KEYS;
+        uint64_t key = (uint64_t)k << 20;
+        if ((rng >> 20) & 1) {
+            u64map_put(&m, key, &values[k]);
+            present[k] = true;
+        } else {
+            assert_ptr_equal(u64map_remove(&m, key), present[k] ? &values[k] : NULL);
+            present[k] = false;
+        }
+        if (step % 997 == 0) {
+            size_t count = 0;
+            for (unsigned i = 0; i < KEYS; i++) {
+                assert_ptr_equal(u64map_get(&m, (uint64_t)i << 20), present[i] ? &values[i] : NULL);
+                count += present[i];
+            }
+            assert_int_equal(m.count, count);
+        }
+    }
+    u64map_free(&m);
+}
+
+static void count_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    unsigned *released = ctx;
+    (void)granule;
+    assert_int_equal(mask, 0xFF);
+    *released += ((test_slot *)slot)->value != 0;
+}
+
+static void forget_value(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    (void)ctx;
+    (void)granule;
+    if (mask == 0xFF)
+        ((test_slot *)slot)->value = 0;
+}
+
+/* A cleared range frees the chunks it covers whole, after releasing their
+ * slots, and only clears the slots of the chunks it covers in part. */
+static void test_clear_range_frees_covered_chunks(void **state)
+{
+    (void)state;
+    unsigned released = 0;
+    rp_shadow *s = shadow_create(sizeof(test_slot));
+    shadow_set_release(s, count_release, &released);
+    uint64_t base = 4 * RP_SHADOW_CHUNK_GRANULES;
+    for (uint64_t g = base; g < base + 3 * RP_SHADOW_CHUNK_GRANULES; g += 100)
+        ((test_slot *)shadow_slot(s, g))->value = 1;
+    assert_int_equal(s->chunks.count, 3);
+    /* From the middle of chunk 4 to the end of chunk 5: chunk 5 is freed. */
+    uint64_t from = (base + RP_SHADOW_CHUNK_GRANULES / 2) << RP_SHADOW_GRANULE_BITS;
+    uint64_t to = (base + 2 * RP_SHADOW_CHUNK_GRANULES) << RP_SHADOW_GRANULE_BITS;
+    shadow_clear_range(s, from, to - from, forget_value, NULL);
+    assert_int_equal(s->chunks.count, 2);
+    unsigned in_chunk5 = 0;
+    for (uint64_t g = base; g < base + 3 * RP_SHADOW_CHUNK_GRANULES; g += 100)
+        in_chunk5 += g >> RP_SHADOW_CHUNK_BITS == 5;
+    assert_int_equal(released, in_chunk5);
+    assert_null(shadow_find(s, base + RP_SHADOW_CHUNK_GRANULES + 50));
+    assert_int_equal(((test_slot *)shadow_find(s, base))->value, 1);
+    /* A huge range takes the other path: everything goes. */
+    shadow_clear_range(s, 0, UINT64_MAX, forget_value, NULL);
+    assert_int_equal(s->chunks.count, 0);
+    assert_null(shadow_find(s, base));
+    ((test_slot *)shadow_slot(s, base))->value = 3;
+    assert_int_equal(((test_slot *)shadow_find(s, base))->value, 3);
+    shadow_destroy(s);
+}
+
 static void test_sort_unique(void **state)
 {
     (void)state;
@@ -160,6 +241,8 @@ int main(void)
         cmocka_unit_test(test_clear_huge_range_visits_only_existing_chunks),
         cmocka_unit_test(test_for_each),
         cmocka_unit_test(test_u64map),
+        cmocka_unit_test(test_u64map_remove),
+        cmocka_unit_test(test_clear_range_frees_covered_chunks),
         cmocka_unit_test(test_sort_unique),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
