@@ -36,6 +36,13 @@ rp_engine *rp_tool_engine;
 static const HChar *clo_detectors = RP_DEFAULT_DETECTORS;
 /* --window: events kept to confirm predicted races (core/rp_window.h). */
 static Long clo_window = RP_WINDOW_DEFAULT;
+/* --cs-sections, --cs-bytes: bounds on the critical-section histories of
+ * wcp, dc, wdc and wdp (core/rp_csrules.h); 0 is unbounded. */
+#define RP_CS_SECTIONS_DEFAULT 16384
+#define RP_CS_BYTES_DEFAULT 262144
+static Long clo_cs_sections = RP_CS_SECTIONS_DEFAULT;
+static Long clo_cs_bytes = RP_CS_BYTES_DEFAULT;
+static rp_cs_limits cs_limits;
 
 /* One line naming every detector, for --help and for a bad --detector. */
 static void print_known_detectors(HChar *buf, SizeT size)
@@ -84,6 +91,8 @@ static Bool process_option(const HChar *arg)
             VG_(fmsg_bad_option)(arg, "expected none, approx or full\n");
     } else if VG_BINT_CLO(arg, "--window", clo_window, RP_WINDOW_MIN,
                           RP_WINDOW_MAX) {
+    } else if VG_BINT_CLO(arg, "--cs-sections", clo_cs_sections, 0, 0xFFFFFFFFLL) {
+    } else if VG_BINT_CLO(arg, "--cs-bytes", clo_cs_bytes, 0, 1LL << 40) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -116,6 +125,12 @@ static void print_usage(void)
 "                              races (%u..%u, 24 bytes each) [%u]\n",
         RP_WINDOW_MIN, RP_WINDOW_MAX, RP_WINDOW_DEFAULT);
     VG_(printf)(
+"    --cs-sections=N           critical sections wcp/dc/wdp remember per lock\n"
+"                              and thread, 0 for no bound [%d]\n"
+"    --cs-bytes=N              (lock, byte) pairs wcp/dc/wdc remember per\n"
+"                              detector, 0 for no bound [%d]\n",
+        RP_CS_SECTIONS_DEFAULT, RP_CS_BYTES_DEFAULT);
+    VG_(printf)(
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"
 "    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"
@@ -138,6 +153,9 @@ static void post_clo_init(void)
     env.all_pairs = False;
     env.window = (UInt)clo_window;
     env.skip_repeats = True;
+    cs_limits.max_sections = (UInt)clo_cs_sections;
+    cs_limits.max_bytes = (ULong)clo_cs_bytes;
+    csrules_set_limits(&cs_limits);
     rp_tool_engine = rp_engine_create(clo_detectors, &env, NULL);
     /* The list was validated while parsing options. */
     tl_assert(rp_tool_engine != NULL);
@@ -152,6 +170,7 @@ static void fini(Int exitcode)
     rp_sarif_finish();
     rp_clientreq_check_preload();
     rp_wreport_summary(rp_engine_window(rp_tool_engine));
+    rp_wreport_dropped(&cs_limits);
     if (rp_errors_unconfirmed > 0 && !rp_errors_show_unconfirmed && !VG_(clo_xml))
         VG_(umsg)("racepred: %llu predicted race reports not shown: no witness "
                   "confirms them (--show-unconfirmed=yes shows them)\n",

@@ -135,6 +135,20 @@ void rp_wreport_summary(const rp_window *w)
                   n[RP_WOUT_NOT_RETRIED], n[RP_WOUT_INVALID] + n[RP_WOUT_MISMATCH]);
 }
 
+void rp_wreport_dropped(const rp_cs_limits *limits)
+{
+    if (limits->dropped_sections > 0)
+        VG_(umsg)("racepred: the bound on critical-section histories dropped %llu "
+                  "sections (--cs-sections=%u): wcp/dc/wdp ordered less than "
+                  "they could, predicted races may include more unconfirmed ones\n",
+                  (ULong)limits->dropped_sections, limits->max_sections);
+    if (limits->dropped_bytes > 0)
+        VG_(umsg)("racepred: the bound on lock-protected bytes dropped %llu "
+                  "(lock, byte) pairs (--cs-bytes=%llu): wcp/dc/wdc ordered less "
+                  "than they could, predicted races may include more unconfirmed "
+                  "ones\n", (ULong)limits->dropped_bytes, (ULong)limits->max_bytes);
+}
+
 /* Valgrind's preloads (ours wraps pthread_mutex_lock & co) are not where a
  * user looks for a critical section. */
 static bool skip_site(uint64_t site)

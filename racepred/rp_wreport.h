@@ -15,6 +15,7 @@
 #define RP_WREPORT_H
 
 #include "pub_tool_basics.h"
+#include "rp_csrules.h"
 #include "rp_window.h"
 
 /* Sets up the window's reporting needs (which code locations not to name);
@@ -35,5 +36,9 @@ Bool rp_wreport_step(const rp_witness_desc *d, UInt k, HChar *buf, SizeT size);
 /* Summary of the window's outcomes at exit: with -v, and always when a
  * bound (window, budget) lost a candidate. */
 void rp_wreport_summary(const rp_window *w);
+
+/* Says what the bounds on critical-section histories dropped, if anything
+ * (never silently: the relation was weaker than without them). */
+void rp_wreport_dropped(const rp_cs_limits *limits);
 
 #endif

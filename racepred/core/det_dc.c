@@ -131,6 +131,7 @@ void dc_fork(void *self, const rp_event *e)
     dc_detector *d = self;
     join_thread(&d->dc, (rp_tid_t)e->obj, e->tid);
     join_thread(&d->hb, (rp_tid_t)e->obj, e->tid);
+    csrules_fork(d->cs, e->tid, (rp_tid_t)e->obj);
     increment(d, e->tid);
 }
 
@@ -139,6 +140,7 @@ void dc_join(void *self, const rp_event *e)
     dc_detector *d = self;
     join_thread(&d->dc, e->tid, (rp_tid_t)e->obj);
     join_thread(&d->hb, e->tid, (rp_tid_t)e->obj);
+    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
 }
 
 void dc_sync_send(void *self, const rp_event *e)
@@ -163,6 +165,7 @@ void dc_sync_recv(void *self, const rp_event *e)
 void dc_forget(void *self, const rp_event *e)
 {
     dc_detector *d = self;
+    csrules_forget(d->cs, e->obj, e->size);
     allpairs_forget(d->pairs, e);
 }
 

@@ -184,6 +184,7 @@ static void wcp_fork(void *self, const rp_event *e)
 {
     wcp_detector *d = self;
     join_threads(d, (rp_tid_t)e->obj, e->tid);
+    csrules_fork(d->cs, e->tid, (rp_tid_t)e->obj);
     increment(thread_of(d, e->tid), e->tid);
 }
 
@@ -191,6 +192,7 @@ static void wcp_join(void *self, const rp_event *e)
 {
     wcp_detector *d = self;
     join_threads(d, e->tid, (rp_tid_t)e->obj);
+    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
 }
 
 static void wcp_sync_send(void *self, const rp_event *e)
@@ -210,6 +212,7 @@ static void wcp_sync_recv(void *self, const rp_event *e)
 static void wcp_forget(void *self, const rp_event *e)
 {
     wcp_detector *d = self;
+    csrules_forget(d->cs, e->obj, e->size);
     allpairs_forget(d->pairs, e);
 }
 

@@ -40,7 +40,7 @@
  * Read-write locks are not reordered: read-side sections are ordered after
  * the previous exclusive release and before the next exclusive acquire, as
  * hard edges (as in dc).  RP_EV_FORGET forgets the last writers of the
- * bytes (fresh memory has none).
+ * bytes (fresh memory has none) and their L(l,x).
  *
  * Cost: per access O(held locks × bytes) map lookups plus the race check
  * (rp_allpairs); per branch O(threads) when something is pending, O(1)
@@ -309,6 +309,7 @@ static void wdp_fork(void *self, const rp_event *e)
     wdp_detector *d = self;
     join_thread(&d->c, (rp_tid_t)e->obj, e->tid);
     join_thread(&d->h, (rp_tid_t)e->obj, e->tid);
+    csrules_fork(d->cs, e->tid, (rp_tid_t)e->obj);
     increment(d, e->tid);
 }
 
@@ -317,6 +318,7 @@ static void wdp_join(void *self, const rp_event *e)
     wdp_detector *d = self;
     join_thread(&d->c, e->tid, (rp_tid_t)e->obj);
     join_thread(&d->h, e->tid, (rp_tid_t)e->obj);
+    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
 }
 
 static void wdp_sync_send(void *self, const rp_event *e)
@@ -344,10 +346,28 @@ static void forget_writers(void *ctx, uint64_t granule, void *slot, uint8_t mask
             s->byte[i].tid_plus_1 = 0;
 }
 
+static void free_clock(void *ctx, uint64_t key, void *value)
+{
+    (void)ctx;
+    (void)key;
+    vc_free(value);
+    rp_free(value);
+}
+
+/* L(l,x) of fresh bytes is never read again (they have no last writer)
+ * until a section writes them and sets it anew. */
+static void forget_section_clocks(void *ctx, uint64_t lock, void *bytes)
+{
+    const rp_event *e = ctx;
+    (void)lock;
+    u64map_remove_range(bytes, e->obj, e->size, free_clock, NULL);
+}
+
 static void wdp_forget(void *self, const rp_event *e)
 {
     wdp_detector *d = self;
     shadow_clear_range(d->writers, e->obj, e->size, forget_writers, d);
+    u64map_for_each(&d->written, forget_section_clocks, (void *)e);
     allpairs_forget(d->pairs, e);
 }
 

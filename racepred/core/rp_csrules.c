@@ -17,10 +17,19 @@ typedef struct cs_entry {
     rp_vc rel;
 } cs_entry;
 
-/* A thread's history on one lock, and how far it consumed the others'. */
-typedef struct cs_track {
+/* A thread's sections on one lock, oldest first: entries[i] is its section
+ * number base + i (the sections before were dropped). */
+typedef struct cs_history {
     cs_entry *entries;
     uint32_t n, cap;
+    uint32_t base;
+    uint32_t trim_at;      /* n at which to try dropping a prefix again */
+} cs_history;
+
+/* A thread's history on one lock, and how far it consumed the others'
+ * (section numbers: next[u] is the first section of u not consumed). */
+typedef struct cs_track {
+    cs_history history;
     uint32_t *next;        /* index = producer thread */
     uint32_t n_next;
 } cs_track;
@@ -44,17 +53,27 @@ typedef struct cs_open {
 } cs_open;
 
 /* The critical sections a thread has open, innermost last. */
-typedef struct cs_stack {
+typedef struct cs_thread {
     cs_open *open;
     uint32_t n, cap;
-} cs_stack;
+    bool ended;
+} cs_thread;
 
 struct rp_csrules {
     bool rule_b;
+    rp_cs_limits *limits;  /* NULL: unbounded */
     rp_u64map locks;       /* lock → cs_lock */
-    cs_stack *threads;
+    cs_thread *threads;
     uint32_t n_threads;
+    uint64_t n_bytes;      /* (lock, byte) pairs in all the locks' maps */
 };
+
+static rp_cs_limits *configured_limits;
+
+void csrules_set_limits(rp_cs_limits *limits)
+{
+    configured_limits = limits;
+}
 
 static void *grow(void *array, uint32_t count, uint32_t *cap, size_t elem_size)
 {
@@ -75,18 +94,6 @@ static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
     return l;
 }
 
-static cs_byte *byte_of(cs_lock *l, uint64_t addr)
-{
-    cs_byte *b = u64map_get(&l->bytes, addr);
-    if (b == NULL) {
-        b = rp_malloc("rp.csrules.byte", sizeof *b);
-        vc_init(&b->read);
-        vc_init(&b->write);
-        u64map_put(&l->bytes, addr, b);
-    }
-    return b;
-}
-
 static cs_track *track_of(cs_lock *l, rp_tid_t tid)
 {
     if (tid >= l->n_tracks) {
@@ -97,35 +104,105 @@ static cs_track *track_of(cs_lock *l, rp_tid_t tid)
     return &l->tracks[tid];
 }
 
-static cs_stack *stack_of(rp_csrules *cs, rp_tid_t tid)
+static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
 {
     if (tid >= cs->n_threads) {
         cs->threads = rp_realloc("rp.csrules.threads", cs->threads,
-                                 (tid + 1) * sizeof(cs_stack));
-        rp_memset(cs->threads + cs->n_threads, 0, (tid + 1 - cs->n_threads) * sizeof(cs_stack));
+                                 (tid + 1) * sizeof(cs_thread));
+        rp_memset(cs->threads + cs->n_threads, 0, (tid + 1 - cs->n_threads) * sizeof(cs_thread));
         cs->n_threads = tid + 1;
     }
     return &cs->threads[tid];
+}
+
+static uint32_t *consumed(cs_track *tr, rp_tid_t producer)
+{
+    if (producer >= tr->n_next) {
+        tr->next = rp_realloc("rp.csrules.next", tr->next, (producer + 1) * sizeof(uint32_t));
+        rp_memset(tr->next + tr->n_next, 0, (producer + 1 - tr->n_next) * sizeof(uint32_t));
+        tr->n_next = producer + 1;
+    }
+    return &tr->next[producer];
+}
+
+static uint32_t consumed_of(const cs_lock *l, rp_tid_t tid, rp_tid_t producer)
+{
+    if (tid >= l->n_tracks || producer >= l->tracks[tid].n_next)
+        return 0;
+    return l->tracks[tid].next[producer];
+}
+
+/* ---- dropping rule-(b) history ------------------------------------------------- */
+
+/* The first section of producer's history some live thread may still
+ * consume.  Threads past n_threads have not appeared yet: they will be
+ * forked, and inherit their parent's consumption. */
+static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t producer)
+{
+    uint32_t min = UINT32_MAX;
+    for (rp_tid_t t = 0; t < cs->n_threads; t++) {
+        uint32_t c = consumed_of(l, t, producer);
+        if (t != producer && !cs->threads[t].ended && c < min)
+            min = c;
+    }
+    return min;
+}
+
+/* Drops sections [base, upto) (released ones only); returns how many
+ * were dropped. */
+static uint32_t drop_prefix(cs_history *h, uint32_t upto)
+{
+    uint32_t k = 0;
+    while (h->base + k < upto && k < h->n && h->entries[k].released)
+        k++;
+    for (uint32_t i = 0; i < k; i++)
+        vc_free(&h->entries[i].rel);
+    for (uint32_t i = k; i < h->n; i++)
+        h->entries[i - k] = h->entries[i];
+    h->n -= k;
+    h->base += k;
+    return k;
+}
+
+/* Called as producer's history grows: drops what every live thread has
+ * consumed, then, over the bound, the oldest half.  Tried again only once
+ * the history has doubled, so that the O(threads) scan is amortised.
+ * Without limits (racepred-analyze), nothing is dropped: trace files may
+ * start threads without a fork, which the consumption argument needs. */
+static void trim_history(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
+{
+    if (cs->limits == NULL)
+        return;
+    cs_history *h = &l->tracks[producer].history;
+    uint32_t max = cs->limits->max_sections;
+    if (h->n < h->trim_at && (max == 0 || h->n <= max))
+        return;
+    drop_prefix(h, min_consumed(cs, l, producer));
+    if (max != 0 && h->n > max)
+        cs->limits->dropped_sections += drop_prefix(h, h->base + h->n - max / 2);
+    h->trim_at = 2 * h->n + 2;
 }
 
 /* ---- acquire ---------------------------------------------------------------- */
 
 void csrules_acquire(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch)
 {
-    cs_stack *st = stack_of(cs, tid);
-    st->open = grow(st->open, st->n, &st->cap, sizeof(cs_open));
-    cs_open *o = &st->open[st->n++];
+    cs_thread *th = thread_of(cs, tid);
+    th->open = grow(th->open, th->n, &th->cap, sizeof(cs_open));
+    cs_open *o = &th->open[th->n++];
     o->lock = lock;
     o->accesses = NULL;
     o->n = o->cap = 0;
     if (!cs->rule_b)
         return;
-    cs_track *tr = track_of(lock_of(cs, lock), tid);
-    tr->entries = grow(tr->entries, tr->n, &tr->cap, sizeof(cs_entry));
-    cs_entry *en = &tr->entries[tr->n++];
+    cs_lock *l = lock_of(cs, lock);
+    cs_history *h = &track_of(l, tid)->history;
+    h->entries = grow(h->entries, h->n, &h->cap, sizeof(cs_entry));
+    cs_entry *en = &h->entries[h->n++];
     en->acq_epoch = acq_epoch;
     en->released = false;
     vc_init(&en->rel);
+    trim_history(cs, l, tid);
 }
 
 /* ---- rule (a) ------------------------------------------------------------------ */
@@ -165,39 +242,40 @@ static void record_access(cs_open *o, const rp_event *e)
 
 void csrules_access(rp_csrules *cs, const rp_event *e, rp_vc *dst, rp_vc *also)
 {
-    cs_stack *st = stack_of(cs, e->tid);
-    for (uint32_t i = 0; i < st->n; i++) {
-        cs_lock *l = u64map_get(&cs->locks, st->open[i].lock);
+    cs_thread *th = thread_of(cs, e->tid);
+    for (uint32_t i = 0; i < th->n; i++) {
+        cs_lock *l = u64map_get(&cs->locks, th->open[i].lock);
         if (l != NULL)
             join_conflicting(l, e, dst, also);
-        record_access(&st->open[i], e);
+        record_access(&th->open[i], e);
     }
 }
 
 /* ---- rule (b) ------------------------------------------------------------------ */
 
-static uint32_t *consumed(cs_track *tr, rp_tid_t producer)
+static void join_entry(const cs_entry *en, rp_vc *order, rp_vc *also)
 {
-    if (producer >= tr->n_next) {
-        tr->next = rp_realloc("rp.csrules.next", tr->next, (producer + 1) * sizeof(uint32_t));
-        rp_memset(tr->next + tr->n_next, 0, (producer + 1 - tr->n_next) * sizeof(uint32_t));
-        tr->n_next = producer + 1;
-    }
-    return &tr->next[producer];
+    vc_join(order, &en->rel);
+    if (also != NULL)
+        vc_join(also, &en->rel);
 }
 
 /* Consumes producer's sections whose acquire is ordered before; true if any. */
 static bool consume_ordered(cs_lock *l, rp_tid_t tid, rp_tid_t producer, rp_vc *order,
                             rp_vc *also)
 {
-    const cs_track *from = &l->tracks[producer];
+    const cs_history *from = &l->tracks[producer].history;
     uint32_t *next = consumed(&l->tracks[tid], producer);
     bool any = false;
-    while (*next < from->n && from->entries[*next].released
-           && from->entries[*next].acq_epoch <= vc_get(order, producer)) {
-        vc_join(order, &from->entries[*next].rel);
-        if (also != NULL)
-            vc_join(also, &from->entries[*next].rel);
+    /* Only the bound drops sections a live thread has not consumed; it
+     * counted them. */
+    if (*next < from->base)
+        *next = from->base;
+    while (*next - from->base < from->n) {
+        const cs_entry *en = &from->entries[*next - from->base];
+        if (!en->released || en->acq_epoch > vc_get(order, producer))
+            break;
+        join_entry(en, order, also);
         (*next)++;
         any = true;
     }
@@ -218,59 +296,7 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
     }
 }
 
-/* ---- release -------------------------------------------------------------------- */
-
-static void publish_accesses(cs_lock *l, const cs_open *o, const rp_vc *released)
-{
-    for (uint32_t i = 0; i < o->n; i++) {
-        const cs_access *a = &o->accesses[i];
-        for (uint64_t j = 0; j < a->size; j++) {
-            cs_byte *b = byte_of(l, a->addr + j);
-            vc_join(a->is_write ? &b->write : &b->read, released);
-        }
-    }
-}
-
-static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released)
-{
-    cs_track *tr = track_of(l, tid);
-    for (uint32_t i = tr->n; i-- > 0;) {
-        if (!tr->entries[i].released) {
-            vc_copy(&tr->entries[i].rel, released);
-            tr->entries[i].released = true;
-            return;
-        }
-    }
-}
-
-void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released)
-{
-    cs_stack *st = stack_of(cs, tid);
-    uint32_t i = st->n;
-    while (i > 0 && st->open[i - 1].lock != lock)
-        i--;
-    if (i == 0)
-        return;
-    cs_open *o = &st->open[i - 1];
-    cs_lock *l = lock_of(cs, lock);
-    publish_accesses(l, o, released);
-    if (cs->rule_b)
-        close_history_entry(l, tid, released);
-    rp_free(o->accesses);
-    for (uint32_t j = i; j < st->n; j++)
-        st->open[j - 1] = st->open[j];
-    st->n--;
-}
-
-/* ---- life cycle --------------------------------------------------------------- */
-
-rp_csrules *csrules_create(bool rule_b)
-{
-    rp_csrules *cs = rp_calloc("rp.csrules", 1, sizeof *cs);
-    cs->rule_b = rule_b;
-    u64map_init(&cs->locks);
-    return cs;
-}
+/* ---- rule-(a) bytes: bound and forget ------------------------------------------ */
 
 static void free_byte(void *ctx, uint64_t key, void *value)
 {
@@ -282,6 +308,218 @@ static void free_byte(void *ctx, uint64_t key, void *value)
     rp_free(b);
 }
 
+static void clear_bytes(rp_csrules *cs, cs_lock *l)
+{
+    cs->n_bytes -= l->bytes.count;
+    u64map_for_each(&l->bytes, free_byte, NULL);
+    u64map_free(&l->bytes);
+}
+
+static void find_largest(void *ctx, uint64_t key, void *value)
+{
+    cs_lock **largest = ctx;
+    cs_lock *l = value;
+    (void)key;
+    if (*largest == NULL || l->bytes.count > (*largest)->bytes.count)
+        *largest = l;
+}
+
+/* Over the bound: the locks with the most bytes lose them, down to half the
+ * bound, so that this runs once per max/2 new bytes at most. */
+static void enforce_byte_bound(rp_csrules *cs)
+{
+    uint64_t max = cs->limits != NULL ? cs->limits->max_bytes : 0;
+    if (max == 0 || cs->n_bytes <= max)
+        return;
+    while (cs->n_bytes > max / 2) {
+        cs_lock *largest = NULL;
+        u64map_for_each(&cs->locks, find_largest, &largest);
+        cs->limits->dropped_bytes += largest->bytes.count;
+        clear_bytes(cs, largest);
+    }
+}
+
+static cs_byte *byte_of(rp_csrules *cs, cs_lock *l, uint64_t addr)
+{
+    cs_byte *b = u64map_get(&l->bytes, addr);
+    if (b == NULL) {
+        b = rp_malloc("rp.csrules.byte", sizeof *b);
+        vc_init(&b->read);
+        vc_init(&b->write);
+        u64map_put(&l->bytes, addr, b);
+        cs->n_bytes++;
+    }
+    return b;
+}
+
+typedef struct forget_range {
+    rp_csrules *cs;
+    uint64_t addr;
+    uint32_t size;
+} forget_range;
+
+static void forget_in_lock(void *ctx, uint64_t key, void *value)
+{
+    forget_range *r = ctx;
+    cs_lock *l = value;
+    (void)key;
+    r->cs->n_bytes -= u64map_remove_range(&l->bytes, r->addr, r->size, free_byte, NULL);
+}
+
+void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size)
+{
+    if (cs->n_bytes == 0)
+        return;
+    forget_range r = { cs, addr, size };
+    u64map_for_each(&cs->locks, forget_in_lock, &r);
+}
+
+/* ---- release -------------------------------------------------------------------- */
+
+static void publish_accesses(rp_csrules *cs, cs_lock *l, const cs_open *o,
+                             const rp_vc *released)
+{
+    for (uint32_t i = 0; i < o->n; i++) {
+        const cs_access *a = &o->accesses[i];
+        for (uint64_t j = 0; j < a->size; j++) {
+            cs_byte *b = byte_of(cs, l, a->addr + j);
+            vc_join(a->is_write ? &b->write : &b->read, released);
+        }
+    }
+}
+
+static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released)
+{
+    cs_history *h = &track_of(l, tid)->history;
+    for (uint32_t i = h->n; i-- > 0;) {
+        if (!h->entries[i].released) {
+            vc_copy(&h->entries[i].rel, released);
+            h->entries[i].released = true;
+            return;
+        }
+    }
+}
+
+static void close_open(cs_thread *th, uint32_t i)
+{
+    rp_free(th->open[i].accesses);
+    for (uint32_t j = i + 1; j < th->n; j++)
+        th->open[j - 1] = th->open[j];
+    th->n--;
+}
+
+void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released)
+{
+    cs_thread *th = thread_of(cs, tid);
+    uint32_t i = th->n;
+    while (i > 0 && th->open[i - 1].lock != lock)
+        i--;
+    if (i == 0)
+        return;
+    cs_lock *l = lock_of(cs, lock);
+    publish_accesses(cs, l, &th->open[i - 1], released);
+    if (cs->rule_b)
+        close_history_entry(l, tid, released);
+    close_open(th, i - 1);
+    enforce_byte_bound(cs);
+}
+
+/* ---- threads -------------------------------------------------------------------- */
+
+typedef struct fork_ctx {
+    rp_tid_t parent, child;
+} fork_ctx;
+
+static void inherit_consumption(void *ctx, uint64_t key, void *value)
+{
+    const fork_ctx *f = ctx;
+    cs_lock *l = value;
+    (void)key;
+    if (f->parent >= l->n_tracks)
+        return;
+    cs_track *to = track_of(l, f->child);
+    const cs_track *from = &l->tracks[f->parent];
+    for (rp_tid_t u = 0; u < from->n_next; u++) {
+        if (u == f->parent || u == f->child || from->next[u] == 0)
+            continue;
+        uint32_t *mine = consumed(to, u);
+        if (*mine < from->next[u])
+            *mine = from->next[u];
+    }
+}
+
+void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child)
+{
+    thread_of(cs, parent > child ? parent : child);
+    if (cs->rule_b) {
+        fork_ctx f = { parent, child };
+        u64map_for_each(&cs->locks, inherit_consumption, &f);
+    }
+}
+
+static void drop_consumption(void *ctx, uint64_t key, void *value)
+{
+    const rp_tid_t *tid = ctx;
+    cs_lock *l = value;
+    (void)key;
+    if (*tid >= l->n_tracks)
+        return;
+    rp_free(l->tracks[*tid].next);
+    l->tracks[*tid].next = NULL;
+    l->tracks[*tid].n_next = 0;
+}
+
+void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
+{
+    cs_thread *th = thread_of(cs, tid);
+    while (th->n > 0)
+        close_open(th, th->n - 1);
+    rp_free(th->open);
+    th->open = NULL;
+    th->cap = 0;
+    th->ended = true;
+    u64map_for_each(&cs->locks, drop_consumption, &tid);
+}
+
+/* ---- life cycle --------------------------------------------------------------- */
+
+rp_csrules *csrules_create(bool rule_b)
+{
+    rp_csrules *cs = rp_calloc("rp.csrules", 1, sizeof *cs);
+    cs->rule_b = rule_b;
+    cs->limits = configured_limits;
+    u64map_init(&cs->locks);
+    return cs;
+}
+
+static void count_sections(void *ctx, uint64_t key, void *value)
+{
+    uint64_t *n = ctx;
+    const cs_lock *l = value;
+    (void)key;
+    for (uint32_t t = 0; t < l->n_tracks; t++)
+        *n += l->tracks[t].history.n;
+}
+
+uint64_t csrules_kept_sections(const rp_csrules *cs)
+{
+    uint64_t n = 0;
+    u64map_for_each(&cs->locks, count_sections, &n);
+    return n;
+}
+
+uint64_t csrules_kept_bytes(const rp_csrules *cs)
+{
+    return cs->n_bytes;
+}
+
+static void free_history(cs_history *h)
+{
+    for (uint32_t i = 0; i < h->n; i++)
+        vc_free(&h->entries[i].rel);
+    rp_free(h->entries);
+}
+
 static void free_lock(void *ctx, uint64_t key, void *value)
 {
     cs_lock *l = value;
@@ -290,9 +528,7 @@ static void free_lock(void *ctx, uint64_t key, void *value)
     u64map_for_each(&l->bytes, free_byte, NULL);
     u64map_free(&l->bytes);
     for (uint32_t t = 0; t < l->n_tracks; t++) {
-        for (uint32_t i = 0; i < l->tracks[t].n; i++)
-            vc_free(&l->tracks[t].entries[i].rel);
-        rp_free(l->tracks[t].entries);
+        free_history(&l->tracks[t].history);
         rp_free(l->tracks[t].next);
     }
     rp_free(l->tracks);

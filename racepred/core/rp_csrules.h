@@ -32,9 +32,26 @@
  *
  * Cost: an access O(held locks × bytes × threads); a release
  * O(accesses of the section × bytes × threads) plus O(threads) per history
- * entry consumed.  Memory: two clocks per (lock, byte) ever accessed inside
- * a section on the lock; with rule (b), one clock per critical section
- * (the published queues are likewise unbounded in the worst case).
+ * entry consumed.
+ *
+ * Memory (seed 001's algorithms keep everything forever; racepred drops
+ * what no future event can need, and bounds the rest):
+ *   - rule (b): one clock per critical section.  A section every live
+ *     thread has consumed is dropped: threads the tool forks inherit their
+ *     parent's consumption (csrules_fork: their order clock starts above
+ *     the parent's, so they would consume the same sections, to no
+ *     effect), joined threads consume nothing more (csrules_thread_end).
+ *     What is left is bounded by rp_cs_limits.max_sections per lock and
+ *     thread: the oldest sections beyond it are dropped (counted); a
+ *     thread that had not consumed them then misses their ordering, which
+ *     makes the relation weaker: more candidates, never fewer.  Without
+ *     limits (racepred-analyze) nothing is dropped, since trace files may
+ *     start threads without a fork.
+ *   - rule (a): two clocks per (lock, byte) ever accessed inside a section
+ *     on the lock.  Fresh memory (RP_EV_FORGET) drops its bytes: accesses
+ *     before and after a forget do not conflict (rp_event.h).  The total
+ *     is bounded by rp_cs_limits.max_bytes: beyond it, the locks with the
+ *     most bytes lose them (counted), again a weaker relation.
  */
 #ifndef RP_CSRULES_H
 #define RP_CSRULES_H
@@ -47,9 +64,40 @@
 
 typedef struct rp_csrules rp_csrules;
 
+/* Bounds on what the rules keep, and what hitting them dropped. */
+typedef struct rp_cs_limits {
+    uint32_t max_sections;      /* rule (b): sections kept per lock and
+                                 * thread; 0: unbounded */
+    uint64_t max_bytes;         /* rule (a): (lock, byte) pairs kept per
+                                 * detector; 0: unbounded */
+    uint64_t dropped_sections;  /* sections dropped by the bound */
+    uint64_t dropped_bytes;     /* (lock, byte) pairs dropped by the bound */
+} rp_cs_limits;
+
+/* The limits every rp_csrules created afterwards obeys and counts into
+ * (NULL: unbounded).  The front end sets them once, from its options,
+ * before it creates the engine; the detectors of one run share them. */
+void csrules_set_limits(rp_cs_limits *limits);
+
 /* rule_b: keep the section histories (WCP, DC; not WDC). */
 rp_csrules *csrules_create(bool rule_b);
 void csrules_destroy(rp_csrules *cs);
+
+/* What the rules hold now: rule-(b) sections and rule-(a) (lock, byte)
+ * pairs. */
+uint64_t csrules_kept_sections(const rp_csrules *cs);
+uint64_t csrules_kept_bytes(const rp_csrules *cs);
+
+/* Thread child starts after this event of parent (the detector has joined
+ * the parent's clocks into the child's). */
+void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child);
+
+/* Thread tid has ended (joined): it takes part in no section any more. */
+void csrules_thread_end(rp_csrules *cs, rp_tid_t tid);
+
+/* [addr, addr + size) is fresh memory: its bytes conflict with nothing
+ * before. */
+void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size);
 
 /* Thread tid acquires lock; acq_epoch is its own entry of the clock that
  * rule (b) compares (the relation's order clock). */

@@ -97,3 +97,37 @@ void u64map_for_each(const rp_u64map *m, rp_u64map_visit_fn fn, void *ctx)
         if (m->entries[i].value != NULL)
             fn(ctx, m->entries[i].key, m->entries[i].value);
 }
+
+static size_t remove_one(rp_u64map *m, uint64_t key, rp_u64map_visit_fn fn, void *ctx)
+{
+    void *value = u64map_remove(m, key);
+    if (value == NULL)
+        return 0;
+    if (fn != NULL)
+        fn(ctx, key, value);
+    return 1;
+}
+
+size_t u64map_remove_range(rp_u64map *m, uint64_t first, uint64_t count,
+                           rp_u64map_visit_fn fn, void *ctx)
+{
+    size_t removed = 0;
+    if (m->count == 0)
+        return 0;
+    if (count <= m->cap) {
+        for (uint64_t i = 0; i < count; i++)
+            removed += remove_one(m, first + i, fn, ctx);
+        return removed;
+    }
+    /* A range larger than the table: scan the table instead.  A removal
+     * may shift a later entry into the slot just scanned, so the slot is
+     * looked at again before moving on. */
+    for (size_t i = 0; i < m->cap;) {
+        const rp_u64map_entry *e = &m->entries[i];
+        if (e->value != NULL && e->key - first < count)
+            removed += remove_one(m, e->key, fn, ctx);
+        else
+            i++;
+    }
+    return removed;
+}

@@ -38,6 +38,12 @@ void u64map_put(rp_u64map *m, uint64_t key, void *value);
 void *u64map_remove(rp_u64map *m, uint64_t key);
 
 typedef void (*rp_u64map_visit_fn)(void *ctx, uint64_t key, void *value);
+
+/* Removes every key in [first, first + count) and calls fn (if not NULL)
+ * on each removed entry; returns how many were removed.  Costs
+ * O(min(count, capacity)). */
+size_t u64map_remove_range(rp_u64map *m, uint64_t first, uint64_t count,
+                           rp_u64map_visit_fn fn, void *ctx);
 /* Calls fn for every entry, in no particular order. */
 void u64map_for_each(const rp_u64map *m, rp_u64map_visit_fn fn, void *ctx);
 
