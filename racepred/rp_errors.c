@@ -31,7 +31,9 @@ typedef enum { RP_SUPP_RACE = 0 } rp_supp_kind;
  * pointer into the detector's memory: `detector` points at the detector's
  * name, which lives as long as the tool. */
 typedef struct {
-    const HChar *detector;
+    const HChar *detector;  /* the one whose status the report gives */
+    UInt found_by;          /* every detector that found the code-location
+                             * pair: bit i for rp_detector_at(i) */
     Bool observed;
     Bool confirmed;
     Bool is_write;
@@ -102,7 +104,6 @@ typedef struct {
     UWord key;                /* hash of the fields below */
     Addr prev_site;
     Addr site;
-    const HChar *detector;
     Bool is_write;
     Bool prev_is_write;
 } rp_seen_race;
@@ -116,8 +117,7 @@ static Word seen_race_cmp(const void *n1, const void *n2)
     const rp_seen_race *r2 = n2;
 
     return !(r1->prev_site == r2->prev_site && r1->site == r2->site
-             && r1->detector == r2->detector && r1->is_write == r2->is_write
-             && r1->prev_is_write == r2->prev_is_write);
+             && r1->is_write == r2->is_write && r1->prev_is_write == r2->prev_is_write);
 }
 
 static Bool late_race_is_new(const rp_race_extra *x, Addr site)
@@ -128,10 +128,9 @@ static Bool late_race_is_new(const rp_race_extra *x, Addr site)
     if (seen_late_races == NULL)
         seen_late_races = VG_(HT_construct)("rp.errors.late");
     probe.key = x->prev_site * 31 + site * 17 + (UWord)x->is_write * 2
-                + (UWord)x->prev_is_write + (UWord)x->detector;
+                + (UWord)x->prev_is_write;
     probe.prev_site = x->prev_site;
     probe.site = site;
-    probe.detector = x->detector;
     probe.is_write = x->is_write;
     probe.prev_is_write = x->prev_is_write;
     if (VG_(HT_gen_lookup)(seen_late_races, &probe, seen_race_cmp) != NULL)
@@ -208,6 +207,7 @@ void rp_errors_report(void *ctx, const rp_race *race)
     }
     VG_(memset)(&extra, 0, sizeof extra);
     extra.detector = race->detector;
+    extra.found_by = rp_engine_found_by(rp_tool_engine);
     extra.observed = race->observed;
     extra.confirmed = race->confirmed;
     extra.is_write = race->second.is_write;
@@ -239,23 +239,49 @@ void rp_errors_report(void *ctx, const rp_race *race)
 }
 
 /* Two races are the same report when their second accesses have the same
- * stack (the core compares that) and the earlier access, the access kinds
- * and the detector agree. */
+ * stack (the core compares that) and the earlier access and the access
+ * kinds agree, whichever detectors found them (the engine merged the
+ * detectors of one event; this merges across events). */
 static Bool race_eq(VgRes res, const Error *e1, const Error *e2)
 {
-    const rp_race_extra *x1 = VG_(get_error_extra)(e1);
+    rp_race_extra *x1 = VG_(get_error_extra)(e1);
     const rp_race_extra *x2 = VG_(get_error_extra)(e2);
     Bool same;
 
     (void)res;
     same = x1->prev_site == x2->prev_site
         && x1->is_write == x2->is_write
-        && x1->prev_is_write == x2->prev_is_write
-        && VG_(strcmp)(x1->detector, x2->detector) == 0;
-    /* e1 is the recorded error; the core counts e2 as a repeat of it. */
-    if (same)
-        rp_sarif_repeat(x1->sarif);
+        && x1->prev_is_write == x2->prev_is_write;
+    /* e1 is the recorded error; the core counts e2 as a repeat of it.  A
+     * detector that finds the pair later is named where the report is
+     * still to be written (SARIF, at exit). */
+    if (same) {
+        x1->found_by |= x2->found_by;
+        rp_sarif_repeat(x1->sarif, x1->found_by);
+    }
     return same;
+}
+
+/* "hb, wcp, dc": the detectors of found_by in registry order. */
+static void detector_names(HChar *buf, SizeT size, UInt found_by)
+{
+    SizeT used = 0;
+    UInt i;
+
+    buf[0] = '\0';
+    for (i = 0; i < rp_detector_count() && used + 1 < size; i++)
+        if (found_by & (1u << i))
+            used += VG_(snprintf)(buf + used, size - used, "%s%s", used == 0 ? "" : ", ",
+                                  rp_detector_at(i)->name);
+}
+
+static UInt count_bits(UInt mask)
+{
+    UInt n = 0;
+
+    for (; mask != 0; mask &= mask - 1)
+        n++;
+    return n;
 }
 
 /* Racepred threads already announced (indexed by racepred number). */
@@ -404,6 +430,7 @@ static void race_before_pp(const Error *err)
 static void pp_race_xml(const Error *err, const rp_race_extra *x)
 {
     HChar held[512];
+    UInt i;
 
     VG_(printf_xml)("  <kind>Race</kind>\n");
     VG_(printf_xml)("  <xwhat>\n");
@@ -414,6 +441,9 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
                     x->tid + 1);
     VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->tid + 1);
     VG_(printf_xml)("  </xwhat>\n");
+    for (i = 0; i < rp_detector_count(); i++)
+        if (x->found_by & (1u << i))
+            VG_(printf_xml)("  <detector>%s</detector>\n", rp_detector_at(i)->name);
     VG_(pp_ExeContext)(VG_(get_error_where)(err));
     locks_held(held, sizeof held, x->locks);
     VG_(printf_xml)("  <auxwhat>%s</auxwhat>\n", held);
@@ -445,6 +475,10 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
               x->detector, race_status(x),
               access_name(x->is_write), x->size, VG_(get_error_address)(err),
               x->tid + 1);
+    if (count_bits(x->found_by) > 1) {
+        detector_names(held, sizeof held, x->found_by);
+        VG_(umsg)("Found by: %s\n", held);
+    }
     locks_held(held, sizeof held, x->locks);
     VG_(umsg)("%s\n", held);
     VG_(pp_ExeContext)(VG_(get_error_where)(err));
@@ -474,6 +508,7 @@ static void keep_for_sarif(const Error *err, rp_race_extra *x)
         return;
     VG_(memset)(&r, 0, sizeof r);
     r.detector = x->detector;
+    r.found_by = x->found_by;
     r.observed = x->observed;
     r.status = race_status(x);
     r.addr = VG_(get_error_address)(err);

@@ -159,6 +159,7 @@ static void post_clo_init(void)
     rp_tool_engine = rp_engine_create(clo_detectors, &env, NULL);
     /* The list was validated while parsing options. */
     tl_assert(rp_tool_engine != NULL);
+    rp_engine_merge_reports(rp_tool_engine);
     rp_wreport_init(rp_engine_window(rp_tool_engine));
 }
 

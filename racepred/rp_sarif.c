@@ -8,6 +8,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_xarray.h"
 
+#include "rp_detector.h"
 #include "rp_outfile.h"
 #include "rp_sarif.h"
 #include "rp_wreport.h"
@@ -47,10 +48,15 @@ UInt rp_sarif_add(const rp_sarif_race *race)
     return (UInt)VG_(addToXA)(records, &r) + 1;
 }
 
-void rp_sarif_repeat(UInt handle)
+void rp_sarif_repeat(UInt handle, UInt found_by)
 {
-    if (handle != 0 && keeping)
-        ((sarif_record *)VG_(indexXA)(records, handle - 1))->count++;
+    sarif_record *rec;
+
+    if (handle == 0 || !keeping)
+        return;
+    rec = VG_(indexXA)(records, handle - 1);
+    rec->count++;
+    rec->race.found_by |= found_by;
 }
 
 /* ---- JSON ---------------------------------------------------------- */
@@ -380,6 +386,22 @@ static void code_flow(const rp_sarif_race *r)
     rp_outfile_puts(&file, "]}]}]");
 }
 
+/* , "foundBy": ["hb", "wcp"] (registry order). */
+static void found_by(UInt mask)
+{
+    const HChar *sep = "";
+    UInt i;
+
+    rp_outfile_puts(&file, ", \"foundBy\": [");
+    for (i = 0; i < rp_detector_count(); i++) {
+        if (mask & (1u << i)) {
+            rp_outfile_printf(&file, "%s\"%s\"", sep, rp_detector_at(i)->name);
+            sep = ", ";
+        }
+    }
+    rp_outfile_puts(&file, "]");
+}
+
 static void result(const sarif_record *rec)
 {
     const rp_sarif_race *r = &rec->race;
@@ -397,6 +419,7 @@ static void result(const sarif_record *rec)
     rp_outfile_printf(&file, ",\n   \"occurrenceCount\": %llu,\n   \"properties\": {",
                       rec->count);
     json_field("detector", r->detector);
+    found_by(r->found_by);
     rp_outfile_puts(&file, ", ");
     json_field("status", r->status);
     rp_outfile_printf(&file, ", \"observed\": %s, \"address\": \"%#lx\", ",

@@ -19,7 +19,9 @@
  *                      --history-level=full; absent with none), the
  *                      allocation stack;
  *   occurrenceCount    how many times the error manager saw the race;
- *   properties         detector, status ("observed", "predicted",
+ *   properties         detector (the one whose status is given), foundBy
+ *                      (every detector that found the code-location pair,
+ *                      an array of names), status ("observed", "predicted",
  *                      "predicted, unconfirmed"), observed (boolean),
  *                      address, and kind, size, thread and locksHeld (an
  *                      array of lock addresses; null when not recorded)
@@ -46,7 +48,9 @@ typedef struct rp_sarif_access {
 } rp_sarif_access;
 
 typedef struct rp_sarif_race {
-    const HChar *detector;
+    const HChar *detector;      /* the one whose status the report gives */
+    UInt found_by;              /* all that found it: bit i for
+                                 * rp_detector_at(i) */
     Bool observed;
     const HChar *status;        /* as the text report says it */
     Addr addr;
@@ -67,8 +71,9 @@ Bool rp_sarif_open(const HChar *value);
  * being written (or it was already written). */
 UInt rp_sarif_add(const rp_sarif_race *race);
 
-/* The race of this handle happened again (handle 0: nothing). */
-void rp_sarif_repeat(UInt handle);
+/* The race of this handle happened again, found by the detectors of
+ * found_by so far (handle 0: nothing). */
+void rp_sarif_repeat(UInt handle, UInt found_by);
 
 /* Writes the file and closes it; later races are not kept. */
 void rp_sarif_finish(void);

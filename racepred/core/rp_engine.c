@@ -4,45 +4,138 @@
  * Each enabled detector gets a table of its callbacks indexed by event kind,
  * built once, so dispatching an event is one indexed load and a call per
  * detector; with a single detector its table (NULL entries replaced by a
- * no-op) is copied into the engine for the inline rp_engine_event.  Races go straight to the environment's report function.
+ * no-op) is copied into the engine for the inline rp_engine_event.
+ *
+ * Races come back to the engine (each detector reports through its own
+ * source, which knows the detector), which tries a witness for each
+ * unconfirmed, unobserved one when it keeps a window, and forwards them to
+ * the front end — with merging on, once per code-location pair and event,
+ * naming every detector that reported the pair.
  */
 #include "rp_engine.h"
 
 #include "rp_shim.h"
 #include "rp_window.h"
 
-/* With a window, predictive detectors report to the engine, which tries a
- * witness for each unconfirmed, unobserved race before forwarding it. */
-struct rp_engine_confirm {
-    rp_detector_env env;        /* what the detectors see */
+/* A race as one detector reported it, waiting for the end of the event. */
+typedef struct pending_race {
+    rp_race race;
+    uint32_t found_by;
+} pending_race;
+
+struct rp_engine_reports {
     rp_race_fn report;          /* the front end's */
     void *report_ctx;
-    rp_window *window;
-    bool hb_too;                /* hb runs: observed races are its to report */
+    rp_window *window;          /* NULL: no witnesses tried */
+    bool merge;                 /* several detectors, merging on */
+    pending_race *pending;
+    uint32_t n_pending, cap_pending;
+    uint32_t found_by;          /* of the race being forwarded */
 };
 
-static void confirm_and_report(void *ctx, const rp_race *race)
+/* What a detector's env.report_ctx points at. */
+struct rp_engine_source {
+    struct rp_engine_reports *reports;
+    uint32_t bit;               /* 1 << the detector's registry index */
+};
+
+/* Observed beats confirmed beats neither (the report's status). */
+static int strength(const rp_race *race)
 {
-    struct rp_engine_confirm *c = ctx;
-    /* One report per race: when hb runs beside predictive detectors, the
-     * races this run shows (HB-unordered) are hb's to report; the others
-     * add only the predicted ones. */
-    if (race->observed && c->hb_too && rp_strcmp(race->detector, "hb") != 0)
-        return;
-    if (race->observed || race->confirmed) {
-        c->report(c->report_ctx, race);
+    return race->observed ? 2 : race->confirmed ? 1 : 0;
+}
+
+static void forward(struct rp_engine_reports *r, const rp_race *race, uint32_t found_by)
+{
+    r->found_by = found_by;
+    r->report(r->report_ctx, race);
+    r->found_by = 0;
+}
+
+/* Tries a witness for a race neither observed nor confirmed (window kept);
+ * true if it is confirmed now.  r->witness is valid until the next try. */
+static bool try_confirm(struct rp_engine_reports *r, rp_race *race)
+{
+    if (strength(race) > 0)
+        return true;
+    race->witness = NULL;
+    if (r->window == NULL)
+        return false;
+    rp_window_confirm(r->window, race);
+    return race->confirmed;
+}
+
+static void collect(void *ctx, const rp_race *race)
+{
+    struct rp_engine_source *src = ctx;
+    struct rp_engine_reports *r = src->reports;
+    if (!r->merge) {
+        rp_race copy = *race;
+        try_confirm(r, &copy);
+        forward(r, &copy, src->bit);
         return;
     }
-    rp_race r = *race;
-    r.witness = NULL;
-    rp_window_confirm(c->window, &r);
-    c->report(c->report_ctx, &r);
+    if (r->n_pending == r->cap_pending) {
+        r->cap_pending = r->cap_pending == 0 ? 8 : 2 * r->cap_pending;
+        r->pending = rp_realloc("rp.engine.pending", r->pending,
+                                r->cap_pending * sizeof *r->pending);
+    }
+    r->pending[r->n_pending].race = *race;
+    r->pending[r->n_pending].race.witness = NULL;
+    r->pending[r->n_pending].found_by = src->bit;
+    r->n_pending++;
+}
+
+/* The code-location pair of a race, as the front end deduplicates it. */
+static bool same_pair(const rp_race *a, const rp_race *b)
+{
+    return a->first.site == b->first.site && a->second.site == b->second.site
+        && a->first.is_write == b->first.is_write && a->second.is_write == b->second.is_write;
+}
+
+/* Forwards pending[head] merged with every later pending race of its pair
+ * (marked done): found by all of their detectors, with the strongest
+ * status any of them has or a witness gives.  Each candidate of the pair
+ * is tried until one is confirmed (their earlier accesses may differ). */
+static void forward_pair(struct rp_engine_reports *r, uint32_t head, bool *done)
+{
+    uint32_t best = head;
+    uint32_t found_by = 0;
+    for (uint32_t i = head; i < r->n_pending; i++) {
+        if (done[i] || !same_pair(&r->pending[head].race, &r->pending[i].race))
+            continue;
+        done[i] = true;
+        found_by |= r->pending[i].found_by;
+        if (strength(&r->pending[i].race) > strength(&r->pending[best].race))
+            best = i;
+    }
+    for (uint32_t i = head; strength(&r->pending[best].race) == 0 && i < r->n_pending; i++)
+        if (same_pair(&r->pending[head].race, &r->pending[i].race)
+            && try_confirm(r, &r->pending[i].race))
+            best = i;
+    forward(r, &r->pending[best].race, found_by);
+}
+
+/* End of an event (or of the stream): one report per code-location pair.
+ * The races of one event are a handful, so pairs are found by scanning. */
+static void flush(struct rp_engine_reports *r)
+{
+    if (r->n_pending == 0)
+        return;
+    bool *done = rp_calloc("rp.engine.done", r->n_pending, sizeof *done);
+    for (uint32_t i = 0; i < r->n_pending; i++)
+        if (!done[i])
+            forward_pair(r, i, done);
+    rp_free(done);
+    r->n_pending = 0;
 }
 
 struct rp_engine_detector {
     const rp_detector_ops *ops;
     void *self;
     rp_event_fn on_event[RP_EV_KIND_COUNT];
+    rp_detector_env env;            /* what the detector sees */
+    struct rp_engine_source source;
 };
 
 static void ignore_event(void *self, const rp_event *e)
@@ -131,11 +224,10 @@ bool rp_engine_check_list(const char *detectors, char **bad_name)
     return found != NULL;
 }
 
-static void setup_detector(rp_engine_detector *d, const rp_detector_ops *ops,
-                           const rp_detector_env *env)
+static void setup_detector(rp_engine_detector *d, const rp_detector_ops *ops)
 {
     d->ops = ops;
-    d->self = ops->create(env);
+    d->self = ops->create(&d->env);
     d->on_event[RP_EV_READ] = ops->read;
     d->on_event[RP_EV_WRITE] = ops->write;
     d->on_event[RP_EV_ACQUIRE] = ops->acquire;
@@ -150,6 +242,14 @@ static void setup_detector(rp_engine_detector *d, const rp_detector_ops *ops,
     d->on_event[RP_EV_FORGET] = ops->forget;
 }
 
+static uint32_t registry_bit(const rp_detector_ops *ops)
+{
+    for (unsigned i = 0; i < rp_detector_count(); i++)
+        if (rp_detector_at(i) == ops)
+            return 1u << i;
+    return 0;
+}
+
 rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
                             char **bad_name)
 {
@@ -157,27 +257,27 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
     const rp_detector_ops **found = resolve(detectors, &n, bad_name);
     if (found == NULL)
         return NULL;
+    rp_assert(rp_detector_count() <= 32);
     rp_engine *eng = rp_calloc("rp.engine", 1, sizeof *eng);
     eng->detectors = rp_calloc("rp.engine.detectors", n, sizeof *eng->detectors);
     eng->n_detectors = n;
+    struct rp_engine_reports *r = rp_calloc("rp.engine.reports", 1, sizeof *r);
+    r->report = env->report;
+    r->report_ctx = env->report_ctx;
+    eng->reports = r;
     bool predictive = false;
     for (unsigned i = 0; i < n; i++)
         predictive |= found[i]->predictive;
-    if (predictive && env->window != 0) {
-        struct rp_engine_confirm *c = rp_calloc("rp.engine.confirm", 1, sizeof *c);
-        c->env = *env;
-        c->env.report = confirm_and_report;
-        c->env.report_ctx = c;
-        c->report = env->report;
-        c->report_ctx = env->report_ctx;
-        c->window = eng->window = rp_window_create(env->window);
-        for (unsigned i = 0; i < n; i++)
-            c->hb_too |= rp_strcmp(found[i]->name, "hb") == 0;
-        eng->confirm = c;
-        env = &c->env;
-    }
+    if (predictive && env->window != 0)
+        r->window = eng->window = rp_window_create(env->window);
     for (unsigned i = 0; i < n; i++) {
-        setup_detector(&eng->detectors[i], found[i], env);
+        rp_engine_detector *d = &eng->detectors[i];
+        d->source.reports = r;
+        d->source.bit = registry_bit(found[i]);
+        d->env = *env;
+        d->env.report = collect;
+        d->env.report_ctx = &d->source;
+        setup_detector(d, found[i]);
         eng->needs_branches |= found[i]->needs_branches;
     }
     bool repeat_safe = env->skip_repeats && !env->all_pairs;
@@ -197,6 +297,16 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
     return eng;
 }
 
+void rp_engine_merge_reports(rp_engine *eng)
+{
+    eng->reports->merge = eng->n_detectors > 1;
+}
+
+uint32_t rp_engine_found_by(const rp_engine *eng)
+{
+    return eng->reports->found_by;
+}
+
 void rp_engine_destroy(rp_engine *eng)
 {
     if (eng == NULL)
@@ -206,7 +316,8 @@ void rp_engine_destroy(rp_engine *eng)
     rp_free(eng->detectors);
     rp_window_destroy(eng->window);
     repeats_destroy(eng->repeats);
-    rp_free(eng->confirm);
+    rp_free(eng->reports->pending);
+    rp_free(eng->reports);
     rp_free(eng);
 }
 
@@ -225,6 +336,7 @@ void rp_engine_dispatch(rp_engine *eng, rp_event *e)
         if (fn != NULL)
             fn(eng->detectors[i].self, e);
     }
+    flush(eng->reports);
 }
 
 void rp_engine_window_only(rp_engine *eng, rp_event *e)
@@ -238,6 +350,7 @@ void rp_engine_finish(rp_engine *eng)
     for (unsigned i = 0; i < eng->n_detectors; i++)
         if (eng->detectors[i].ops->finish != NULL)
             eng->detectors[i].ops->finish(eng->detectors[i].self);
+    flush(eng->reports);
 }
 
 uint64_t rp_engine_event_count(const rp_engine *eng)

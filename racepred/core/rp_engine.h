@@ -4,6 +4,17 @@
  * enabled detector, and forwards their races to one report function.  Front
  * ends build an rp_event and call rp_engine_event(); that is all they know
  * about detectors.
+ *
+ * Races: with a window (a predictive detector runs and env->window != 0)
+ * the engine tries a witness for every race neither observed nor
+ * confirmed before forwarding it.  By default each detector's races are
+ * forwarded as it reports them (racepred-analyze lists them per
+ * detector).  With rp_engine_merge_reports, the races of one event (or of
+ * the end of the stream) are forwarded once per code-location pair (both
+ * sites and access kinds): the report of the strongest status (observed,
+ * then confirmed, then neither — each candidate of the pair is tried for a
+ * witness until one is confirmed), and rp_engine_found_by names every
+ * detector that reported the pair.
  */
 #ifndef RP_ENGINE_H
 #define RP_ENGINE_H
@@ -30,7 +41,7 @@ struct rp_engine {
      * detector runs; then `single` is false, so that the inline path of a
      * lone non-predictive detector (hb) pays nothing for it. */
     struct rp_window *window;
-    struct rp_engine_confirm *confirm;
+    struct rp_engine_reports *reports;
     /* The filter of repeated accesses (rp_repeats.h), or NULL: only in
      * location mode, when env->skip_repeats and every detector is
      * repeat_safe. */
@@ -86,9 +97,15 @@ uint64_t rp_engine_event_count(const rp_engine *eng);
 uint64_t rp_engine_repeats_dropped(const rp_engine *eng);
 
 /* The witness window, or NULL when no enabled detector is predictive or
- * env->window was 0 (rp_window.h: capacity, outcome counts).  With hb and
- * a predictive detector, the engine forwards observed races from hb only
- * (one report per race). */
+ * env->window was 0 (rp_window.h: capacity, outcome counts). */
 struct rp_window *rp_engine_window(const rp_engine *eng);
+
+/* One report per code-location pair and event across the detectors (see
+ * above); call before the first event. */
+void rp_engine_merge_reports(rp_engine *eng);
+
+/* During the report function: the detectors that reported this race's
+ * code-location pair, bit i for rp_detector_at(i). */
+uint32_t rp_engine_found_by(const rp_engine *eng);
 
 #endif

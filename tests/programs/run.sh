@@ -85,7 +85,7 @@ report_lines() {
              lock && /^   (at|by) / { next }
              /^$/ { lock = 0 }
              { print }' |
-        grep -E '^(Thread #|Data race |Locks held: | Lock at |   at |This conflicts | *Address |Location | *Block was )'
+        grep -E '^(Thread #|Data race |Found by: |Locks held: | Lock at |   at |This conflicts | *Address |Location | *Block was )'
 }
 
 # Native stdout and exit code of a program, to compare with the tool's.
@@ -426,7 +426,7 @@ fi
 witness_lines() {
     sed -e 's/^==[0-9]*== //' -e 's/0x[0-9A-Fa-f][0-9A-Fa-f]*/0x.../g' \
         -e '/ Witness/s/[0-9][0-9]*/N/g' "$1" | awk '/^Data race /{ p = 1 } p' |
-        grep -E '^(Data race |   at | Witness|   thread #|     running |   and |.*accesses are adjacent)'
+        grep -E '^(Data race |Found by: |   at | Witness|   thread #|     running |   and |.*accesses are adjacent)'
 }
 for p in hidden_race hidden_race_cs ordered_by_data; do
     run_tool -q --detector=hb --error-exitcode=42 "$progs/$p"
@@ -441,6 +441,41 @@ if [ "$rc" -eq 42 ] && diff -u "$expected/hidden_race.stderr.exp" "$tmp/witness"
 else
     fail "hidden_race: exit code $rc, report differs from expected/hidden_race.stderr.exp"
     cat "$tmp/diff" "$tmp/err"
+fi
+# Several detectors on one run: one report per code-location pair, naming
+# every detector that found it (text "Found by:", XML <detector>, SARIF
+# foundBy), with the strongest status: hidden_race's predicted race once,
+# found by the five predictive detectors that see it, with its witness;
+# racy_counter's observed races as many as hb alone reports, each found by
+# all three.
+run_tool -q --detector=hb,wcp,dc,wdc,sdp,wdp --error-exitcode=42 "$progs/hidden_race"
+witness_lines "$tmp/err" >"$tmp/witness"
+if [ "$rc" -eq 42 ] && diff -u "$expected/hidden_race.several.stderr.exp" "$tmp/witness" >"$tmp/diff"; then
+    pass "hidden_race: six detectors give one report naming the five that found it"
+else
+    fail "hidden_race: six detectors: exit code $rc, report differs from expected/hidden_race.several.stderr.exp"
+    cat "$tmp/diff" "$tmp/err"
+fi
+run_tool -q --detector=hb "$progs/racy_counter"
+n_hb=$(grep -c 'Data race (hb, observed)' "$tmp/err")
+run_tool -q --detector=hb,wcp,dc --xml=yes --xml-file="$tmp/several.xml" \
+    --sarif-file="$tmp/several.sarif" "$progs/racy_counter"
+n_xml=$(grep -c '<kind>Race</kind>' "$tmp/several.xml")
+n_all=$(grep -A4 '</xwhat>' "$tmp/several.xml" | tr -d ' \n' |
+        grep -o '</xwhat><detector>hb</detector><detector>wcp</detector><detector>dc</detector>' | wc -l)
+n_sarif=$(grep -c '"foundBy": \["hb", "wcp", "dc"\]' "$tmp/several.sarif")
+if [ "$n_hb" -ge 1 ] && [ "$n_xml" -eq "$n_hb" ] && [ "$n_all" -eq "$n_hb" ] && [ "$n_sarif" -eq "$n_hb" ]; then
+    pass "racy_counter: hb,wcp,dc give hb's $n_hb reports, each naming the three (XML, SARIF)"
+else
+    fail "racy_counter: hb,wcp,dc: $n_xml XML reports ($n_all naming the three), $n_sarif in SARIF, hb alone $n_hb"
+fi
+run_tool -q --detector=hb,wcp,dc "$progs/racy_counter"
+if [ "$(grep -c '^==[0-9]*== Data race (hb, observed)' "$tmp/err")" -eq "$n_hb" ] &&
+   [ "$(grep -c '^==[0-9]*== Found by: hb, wcp, dc$' "$tmp/err")" -eq "$n_hb" ]; then
+    pass "racy_counter: hb,wcp,dc text reports say \"Found by: hb, wcp, dc\""
+else
+    fail "racy_counter: hb,wcp,dc text reports"
+    cat "$tmp/err"
 fi
 run_tool -q --xml=yes --xml-file="$tmp/hidden.xml" "$progs/hidden_race"
 if grep -q '<auxwhat>Witness (validated): ' "$tmp/hidden.xml" &&
