@@ -28,6 +28,18 @@
  *
  *   <detector> <w|r> <location> | <w|r> <location>
  *
+ * On stderr, when it is a terminal: a progress line (events read,
+ * events/s) while a file is read, and after each analysed file a summary
+ * (--summary=yes|no forces it on or off):
+ *
+ *   FILE: 1000000 events, 4 threads, 4 locks, 96 variables; syncp: 25995
+ *   race pairs, 12043 racy locations; ...; 3.21 s CPU, 3.40 s, peak RSS 190 MiB
+ *
+ * racy locations: the distinct code locations of the accesses in a race
+ * pair (binary traces), or their event positions (text and STD traces,
+ * whose locations name events).  Time: user + system CPU and wall-clock
+ * seconds for the file; peak RSS: the process's maximum (getrusage).
+ *
  * Exit status: 0 when every file was analysed, racy or not; 1 when a file
  * could not be read or parsed (message "FILE:LINE: message" on stderr, the
  * other files are still analysed); 2 on a usage error.
@@ -40,10 +52,16 @@
 #include "rp_trace.h"
 #include "rp_witness.h"
 
+#include "rp_sort.h"
+#include "rp_u64map.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #define PROGRAM "racepred-analyze"
 
@@ -51,6 +69,7 @@ typedef struct options {
     const char *detectors;
     bool all_pairs;
     bool confirm, witness;
+    bool summary, progress;
     int first_file;
 } options;
 
@@ -85,6 +104,10 @@ static void print_help(void)
            "                      \"unconfirmed\" (default: no)\n"
            "  --witness=yes|no    yes: print each pair's witness compactly below it\n"
            "                      (text traces; default: no)\n"
+           "  --summary=yes|no    yes: per file, a summary on stderr: events, threads,\n"
+           "                      locks, variables, race pairs and racy locations per\n"
+           "                      detector, time, peak memory (default: yes when stderr\n"
+           "                      is a terminal)\n"
            "  --help              this text\n"
            "\n"
            "Detectors:\n");
@@ -124,6 +147,8 @@ static int parse_options(int argc, char **argv, options *opt)
     opt->detectors = "hb";
     opt->all_pairs = true;
     opt->confirm = opt->witness = false;
+    /* scripts read stderr for error messages: both only on a terminal */
+    opt->progress = opt->summary = isatty(STDERR_FILENO);
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         const char *arg = argv[i];
@@ -141,6 +166,8 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->confirm = arg[10] == 'y';
         } else if (strcmp(arg, "--witness=yes") == 0 || strcmp(arg, "--witness=no") == 0) {
             opt->witness = arg[10] == 'y';
+        } else if (strcmp(arg, "--summary=yes") == 0 || strcmp(arg, "--summary=no") == 0) {
+            opt->summary = arg[10] == 'y';
         } else {
             return usage_error("unknown option", arg);
         }
@@ -335,16 +362,139 @@ static void print_races(const options *opt, const char *prefix, const rp_trace *
     }
 }
 
-static void run_trace(const options *opt, const char *prefix, rp_trace *trace)
+/* ---- progress and summary ---------------------------------------------- */
+
+typedef struct file_stats {
+    const char *path;
+    uint64_t events;
+    rp_u64map threads, locks, vars;     /* distinct ids seen (values unused) */
+    double cpu0, wall0, last_report;
+} file_stats;
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void stats_start(file_stats *st, const char *path)
+{
+    memset(st, 0, sizeof *st);
+    st->path = path;
+    u64map_init(&st->threads);
+    u64map_init(&st->locks);
+    u64map_init(&st->vars);
+    st->cpu0 = cpu_seconds();
+    st->wall0 = st->last_report = wall_seconds();
+}
+
+static void mark(rp_u64map *m, uint64_t key)
+{
+    if (u64map_get(m, key) == NULL)
+        u64map_put(m, key, (void *)1);
+}
+
+/* Counts the event; on a terminal, rewrites the progress line twice a
+ * second (the clock is read every 2^16 events only). */
+static void stats_event(const options *opt, file_stats *st, const rp_event *e)
+{
+    st->events++;
+    mark(&st->threads, e->tid);
+    if (e->kind == RP_EV_ACQUIRE || e->kind == RP_EV_ACQUIRE_SHARED)
+        mark(&st->locks, e->obj);
+    else if (rp_event_is_access(e))
+        mark(&st->vars, e->obj);
+    if (!opt->progress || (st->events & 0xffff) != 0)
+        return;
+    double now = wall_seconds();
+    if (now - st->last_report < 0.5)
+        return;
+    st->last_report = now;
+    fprintf(stderr, "\r%s: %llu events read, %.0f events/s", st->path,
+            (unsigned long long)st->events, st->events / (now - st->wall0));
+}
+
+static void stats_end_of_input(const options *opt, const file_stats *st)
+{
+    if (opt->progress && st->last_report != st->wall0)
+        fprintf(stderr, "\r%s: %llu events read, analysing...\033[K", st->path,
+                (unsigned long long)st->events);
+}
+
+/* Distinct pairs and distinct sites of detector number d. */
+static void count_races(const race_lines *r, unsigned d, size_t *pairs, size_t *sites)
+{
+    uint64_t *p = rp_malloc("analyze.summary", (r->count + 1) * sizeof *p);
+    uint64_t *s = rp_malloc("analyze.summary", (2 * r->count + 1) * sizeof *s);
+    size_t np = 0, ns = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        const race_line *l = &r->lines[i];
+        if (l->detector != d)
+            continue;
+        p[np++] = l->first_id << 32 ^ l->second_id;
+        s[ns++] = l->first;
+        s[ns++] = l->second;
+    }
+    *pairs = sort_unique_u64(p, np);
+    *sites = sort_unique_u64(s, ns);
+    rp_free(p);
+    rp_free(s);
+}
+
+static void stats_drop(file_stats *st)
+{
+    u64map_free(&st->threads);
+    u64map_free(&st->locks);
+    u64map_free(&st->vars);
+}
+
+static void stats_summary(const options *opt, file_stats *st, const race_lines *r)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (opt->progress)
+        fprintf(stderr, "\r\033[K");
+    if (opt->summary) {
+        fprintf(stderr, "%s: %llu events, %u threads, %u locks, %u variables", st->path,
+                (unsigned long long)st->events, (unsigned)st->threads.count,
+                (unsigned)st->locks.count, (unsigned)st->vars.count);
+        unsigned d = 0;
+        for (const char *p = opt->detectors; *p != '\0'; d++) {
+            size_t len = strcspn(p, ","), pairs, sites;
+            count_races(r, d, &pairs, &sites);
+            fprintf(stderr, "; %.*s: %zu race pairs, %zu racy locations", (int)len, p, pairs,
+                    sites);
+            p += len + (p[len] == ',');
+        }
+        fprintf(stderr, "; %.2f s CPU, %.2f s, peak RSS %ld MiB\n", cpu_seconds() - st->cpu0,
+                wall_seconds() - st->wall0, ru.ru_maxrss / 1024);
+    }
+    stats_drop(st);
+}
+
+static void run_trace(const options *opt, const char *prefix, rp_trace *trace, file_stats *st)
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
     rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, !opt->all_pairs };
     rp_engine *eng = rp_engine_create(opt->detectors, &env, NULL);
-    for (uint32_t i = 0; i < trace->n_events; i++)
+    for (uint32_t i = 0; i < trace->n_events; i++) {
+        stats_event(opt, st, &trace->events[i]);
         rp_engine_event(eng, &trace->events[i]);
+    }
+    stats_end_of_input(opt, st);
     rp_engine_finish(eng);
     rp_engine_destroy(eng);
     print_races(opt, prefix, trace, &races);
+    stats_summary(opt, st, &races);
     rp_free(races.lines);
 }
 
@@ -395,7 +545,7 @@ static void print_site_races(const char *prefix, const rp_bt_reader *reader, rac
  * false (message on stderr) if the trace is malformed; nothing is
  * printed then. */
 static bool run_binary(const options *opt, const char *path, const char *prefix,
-                       const char *data, size_t len)
+                       const char *data, size_t len, file_stats *st)
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
     rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, !opt->all_pairs };
@@ -404,16 +554,24 @@ static bool run_binary(const options *opt, const char *path, const char *prefix,
     if (rp_bt_reader_init(&reader, data, len)) {
         rp_engine *eng = rp_engine_create(opt->detectors, &env, NULL);
         rp_event e;
-        while ((status = rp_bt_next(&reader, &e)) == RP_BT_EVENT)
+        while ((status = rp_bt_next(&reader, &e)) == RP_BT_EVENT) {
+            stats_event(opt, st, &e);
             rp_engine_event(eng, &e);
+        }
+        stats_end_of_input(opt, st);
         if (status == RP_BT_END)
             rp_engine_finish(eng);
         rp_engine_destroy(eng);
     }
-    if (status == RP_BT_END)
+    if (status == RP_BT_END) {
         print_site_races(prefix, &reader, &races);
-    else
+        stats_summary(opt, st, &races);
+    } else {
+        if (opt->progress)
+            fprintf(stderr, "\r\033[K");
         fprintf(stderr, "%s: offset %zu: %s\n", path, reader.err_offset, reader.message);
+        stats_drop(st);
+    }
     rp_bt_reader_free(&reader);
     rp_free(races.lines);
     return status == RP_BT_END;
@@ -423,8 +581,11 @@ static bool run_binary(const options *opt, const char *path, const char *prefix,
 static bool analyze_file(const options *opt, const char *path, bool prefix_lines)
 {
     size_t len;
+    file_stats st;
+    stats_start(&st, path);
     char *text = read_file(path, &len);
     if (text == NULL) {
+        stats_drop(&st);
         fprintf(stderr, "%s: %s\n", path, strerror(errno));
         return false;
     }
@@ -433,12 +594,13 @@ static bool analyze_file(const options *opt, const char *path, bool prefix_lines
     if (len > 0 && len < RP_BT_MAGIC_LEN && memcmp(text, RP_BT_MAGIC, len) == 0) {
         fprintf(stderr, "%s: offset 0: truncated: %zu of the %u bytes of a binary trace's magic\n",
                 path, len, (unsigned)RP_BT_MAGIC_LEN);
+        stats_drop(&st);
         free(text);
         free(prefix);
         return false;
     }
     if (rp_bt_is_binary(text, len)) {
-        bool ok = run_binary(opt, path, prefix, text, len);
+        bool ok = run_binary(opt, path, prefix, text, len, &st);
         free(text);
         free(prefix);
         return ok;
@@ -450,10 +612,11 @@ static bool analyze_file(const options *opt, const char *path, bool prefix_lines
     free(text);
     if (!ok) {
         fprintf(stderr, "%s:%u: %s\n", path, err.line, err.message);
+        stats_drop(&st);
         free(prefix);
         return false;
     }
-    run_trace(opt, prefix, &trace);
+    run_trace(opt, prefix, &trace, &st);
     free(prefix);
     rp_trace_free(&trace);
     return true;
