@@ -52,6 +52,7 @@
 #include "rp_trace.h"
 #include "rp_witness.h"
 
+#include "rp_offline.h"
 #include "rp_sort.h"
 #include "rp_u64map.h"
 
@@ -629,6 +630,8 @@ int main(int argc, char **argv)
     if (status >= 0)
         return status;
     bool prefix_lines = argc - opt.first_file > 1;
+    /* the whole trace is in memory anyway: the offline detectors see all of it */
+    offline_set_max_events(RP_OFFLINE_MAX_EVENTS_LIMIT);
     status = 0;
     for (int i = opt.first_file; i < argc; i++)
         if (!analyze_file(&opt, argv[i], prefix_lines))

@@ -11,7 +11,7 @@
  * by happens-before (computed by one HB vector-clock pass at the end).
  *
  * Offline algorithm: every event is logged (rp_offline.h: up to
- * RP_OFFLINE_MAX_EVENTS; later events are dropped and the drop is
+ * offline_max_events(); later events are dropped and the drop is
  * reported).  At finish, per thread t in program order, the closure of the
  * predecessors of t's current access a is kept and only grown as a
  * advances (spc_advance: it is monotone in a).  For each other thread u,

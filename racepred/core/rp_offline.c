@@ -10,16 +10,32 @@
 
 /* ---- the log ---------------------------------------------------------------- */
 
+static uint32_t max_events = RP_OFFLINE_MAX_EVENTS;
+
+void offline_set_max_events(uint32_t max)
+{
+    if (max > RP_OFFLINE_MAX_EVENTS_LIMIT)
+        max = RP_OFFLINE_MAX_EVENTS_LIMIT;
+    max_events = max == 0 ? 1 : max;
+}
+
+uint32_t offline_max_events(void)
+{
+    return max_events;
+}
+
 void offline_log_append(rp_offline_log *log, const rp_event *e)
 {
-    if (log->n == RP_OFFLINE_MAX_EVENTS) {
+    if (log->max == 0)
+        log->max = max_events;
+    if (log->n == log->max) {
         log->dropped++;
         return;
     }
     if (log->n == log->cap) {
         log->cap = log->cap == 0 ? 1024 : 2 * log->cap;
-        if (log->cap > RP_OFFLINE_MAX_EVENTS)
-            log->cap = RP_OFFLINE_MAX_EVENTS;
+        if (log->cap > log->max)
+            log->cap = log->max;
         log->ev = rp_realloc("rp.offline.log", log->ev, log->cap * sizeof *log->ev);
     }
     log->ev[log->n++] = *e;
@@ -36,7 +52,7 @@ void offline_log_warn(const rp_offline_log *log, const char *name)
 {
     if (log->dropped != 0)
         rp_message("%s: event log full (%u events): the last %llu events were not analysed\n",
-                   name, (unsigned)RP_OFFLINE_MAX_EVENTS, (unsigned long long)log->dropped);
+                   name, (unsigned)log->max, (unsigned long long)log->dropped);
 }
 
 void u64vec_push(rp_u64vec *vec, uint64_t value)

@@ -3,8 +3,10 @@
  * reports with their happens-before `observed` bit.
  *
  * The log keeps every event in trace order (rp_witness.h names events by
- * their 0-based index in it) up to RP_OFFLINE_MAX_EVENTS; later events are
- * counted as dropped and the detector says so at finish.
+ * their 0-based index in it) up to offline_max_events() (default
+ * RP_OFFLINE_MAX_EVENTS: the tool's bound on its memory; racepred-analyze,
+ * which holds the whole trace anyway, raises it); later events are counted
+ * as dropped and the detector says so at finish.
  *
  * Candidates: two accesses conflict when they are in different threads,
  * share a byte that no forget refreshed between them, and at least one is
@@ -30,10 +32,17 @@
 
 /* 2^22 events = 160 MiB of log plus the indexes built at finish. */
 #define RP_OFFLINE_MAX_EVENTS (1u << 22)
+/* Upper limit of the bound: event indexes are 32-bit. */
+#define RP_OFFLINE_MAX_EVENTS_LIMIT (1u << 31)
+
+/* The bound of logs created afterwards (clamped to 1 .. LIMIT). */
+void offline_set_max_events(uint32_t max);
+uint32_t offline_max_events(void);
 
 typedef struct rp_offline_log {
     rp_event *ev;
     uint32_t n, cap;
+    uint32_t max;           /* the bound when the first event came */
     uint64_t dropped;
 } rp_offline_log;
 
