@@ -8,25 +8,71 @@
 #define NO_INDEX UINT32_MAX
 #define PENDING_MAX 8
 
+/* One access as a granule remembers it, 32 bytes.  `bits` packs the
+ * reference (the event id in location mode, the index into events in
+ * all-pairs mode), the write bit and the byte mask. */
 typedef struct ap_cell {
-    uint64_t id;
+    uint64_t bits;         /* ref (bits 0-54) | is_write << 55 | mask << 56 */
     uint64_t site;
     rp_tid_t tid;
     uint32_t clock;
     uint32_t hb_clock;
     uint32_t tag;
-    uint32_t event;        /* all-pairs: index into events */
-    uint8_t mask;          /* bytes of the granule; 0 = cell unused */
-    uint8_t is_write;
 } ap_cell;
 
-/* Cells: `first` (if first.mask != 0), then rest[0 .. n_rest). */
+#define CELL_REF_BITS 55
+#define CELL_REF_MAX (((uint64_t)1 << CELL_REF_BITS) - 1)
+#define CELL_WRITE ((uint64_t)1 << CELL_REF_BITS)
+#define CELL_MASK_SHIFT 56
+
+static inline uint64_t cell_ref(const ap_cell *c)
+{
+    return c->bits & CELL_REF_MAX;
+}
+
+static inline uint8_t cell_mask(const ap_cell *c)
+{
+    return (uint8_t)(c->bits >> CELL_MASK_SHIFT);
+}
+
+static inline bool cell_is_write(const ap_cell *c)
+{
+    return (c->bits & CELL_WRITE) != 0;
+}
+
+static inline void cell_set_mask(ap_cell *c, uint8_t mask)
+{
+    c->bits = (c->bits & ~((uint64_t)0xFF << CELL_MASK_SHIFT))
+              | (uint64_t)mask << CELL_MASK_SHIFT;
+}
+
+/* The cells of a granule (each with a non-zero mask): n of room for 2^cap_log. */
+typedef struct ap_cells {
+    uint32_t n;
+    uint32_t cap_log;
+    ap_cell cell[];
+} ap_cells;
+
+/* A granule: its cells, NULL if none.  A zero-filled slot is empty. */
 typedef struct ap_slot {
-    ap_cell first;
-    ap_cell *rest;
-    uint32_t n_rest;
-    uint32_t cap_rest;
+    ap_cells *cells;
 } ap_slot;
+
+/* Cell arrays of 2^k cells, k < POOL_CLASSES, come from free lists refilled
+ * from big blocks (no per-array header, no calls in the common case);
+ * larger ones from rp_malloc. */
+#define POOL_CLASSES 5
+#define POOL_BLOCK_BYTES ((size_t)256 << 10)
+/* Forgets of at least this many bytes free emptied cell arrays. */
+#define FORGET_FREES_BYTES 4096
+
+typedef struct ap_pool {
+    void *free[POOL_CLASSES];
+    uint8_t *bump;
+    size_t bump_left;
+    void **blocks;
+    uint32_t n_blocks, cap_blocks;
+} ap_pool;
 
 /* All-pairs mode: one per access, in stream order. */
 typedef struct ap_event {
@@ -72,7 +118,8 @@ typedef struct ap_pending {
 struct rp_allpairs {
     rp_detector_env env;
     rp_allpairs_config config;
-    rp_shadow *shadow;
+    rp_shadow shadow;
+    ap_pool pool;
 
     ap_pending pending[PENDING_MAX];
     uint32_t n_pending;
@@ -101,60 +148,118 @@ static void *grow_for_one(void *array, uint32_t count, uint32_t *cap, size_t ele
     return rp_realloc("rp.allpairs.array", array, (size_t)*cap * elem_size);
 }
 
-/* ---- slots and cells ------------------------------------------------------ */
+/* ---- cell arrays ------------------------------------------------------------ */
 
-static inline uint32_t slot_cell_count(const ap_slot *s)
+static size_t cells_bytes(uint32_t cap_log)
 {
-    return (s->first.mask != 0) + s->n_rest;
+    return sizeof(ap_cells) + (sizeof(ap_cell) << cap_log);
 }
 
-static inline ap_cell *slot_cell(ap_slot *s, uint32_t i)
+static ap_cells *pool_alloc(ap_pool *p, uint32_t cap_log)
 {
-    return i == 0 ? &s->first : &s->rest[i - 1];
+    ap_cells *cells;
+    if (cap_log >= POOL_CLASSES) {
+        cells = rp_malloc("rp.allpairs.cells", cells_bytes(cap_log));
+    } else if (p->free[cap_log] != NULL) {
+        cells = p->free[cap_log];
+        p->free[cap_log] = *(void **)cells;
+    } else {
+        size_t bytes = cells_bytes(cap_log);
+        if (p->bump_left < bytes) {
+            p->blocks = grow_for_one(p->blocks, p->n_blocks, &p->cap_blocks, sizeof(void *));
+            p->bump = rp_malloc("rp.allpairs.cells", POOL_BLOCK_BYTES);
+            p->blocks[p->n_blocks++] = p->bump;
+            p->bump_left = POOL_BLOCK_BYTES;
+        }
+        cells = (ap_cells *)p->bump;
+        p->bump += bytes;
+        p->bump_left -= bytes;
+    }
+    cells->cap_log = cap_log;
+    return cells;
 }
 
-/* Cells are kept compact (first is in use whenever rest is), so the last
- * cell is number n_rest, whatever the mask of cell i was set to. */
-static void slot_remove_cell(ap_slot *s, uint32_t i)
+static void pool_free(ap_pool *p, ap_cells *cells)
 {
-    uint32_t last = s->n_rest;
-    if (i != last)
-        *slot_cell(s, i) = *slot_cell(s, last);
-    if (last == 0)
-        s->first.mask = 0;
-    else
-        s->n_rest--;
-}
-
-static void slot_add_cell(ap_slot *s, const ap_cell *c)
-{
-    if (s->first.mask == 0) {
-        s->first = *c;
+    uint32_t cap_log = cells->cap_log;
+    if (cap_log >= POOL_CLASSES) {
+        rp_free(cells);
         return;
     }
-    s->rest = grow_for_one(s->rest, s->n_rest, &s->cap_rest, sizeof(ap_cell));
-    s->rest[s->n_rest++] = *c;
+    *(void **)cells = p->free[cap_log];
+    p->free[cap_log] = cells;
 }
 
-/* Removes the bytes `mask` from every cell (RP_EV_FORGET, destroy). */
+static void pool_fini(ap_pool *p)
+{
+    for (uint32_t i = 0; i < p->n_blocks; i++)
+        rp_free(p->blocks[i]);
+    rp_free(p->blocks);
+}
+
+/* The cells of a slot, with room for one more. */
+static ap_cells *slot_reserve_one(ap_pool *p, ap_slot *s)
+{
+    ap_cells *cells = s->cells;
+    if (cells == NULL) {
+        cells = s->cells = pool_alloc(p, 0);
+        cells->n = 0;
+    } else if (cells->n == (uint32_t)1 << cells->cap_log) {
+        rp_assert(cells->cap_log < 27);
+        ap_cells *bigger = pool_alloc(p, cells->cap_log + 1u);
+        bigger->n = cells->n;
+        rp_memcpy(bigger->cell, cells->cell, sizeof(ap_cell) * cells->n);
+        pool_free(p, cells);
+        cells = s->cells = bigger;
+    }
+    return cells;
+}
+
+/* Removes the bytes `mask` from every cell (RP_EV_FORGET).  An emptied
+ * array stays with its granule: a small forget (a stack frame) is about to
+ * be used again. */
 static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     ap_slot *s = slot;
+    ap_cells *cells = s->cells;
     (void)ctx;
     (void)granule;
-    for (uint32_t i = 0; i < slot_cell_count(s);) {
-        ap_cell *c = slot_cell(s, i);
-        c->mask &= (uint8_t)~mask;
-        if (c->mask == 0)
-            slot_remove_cell(s, i);
-        else
-            i++;
+    if (cells == NULL)
+        return;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < cells->n; i++) {
+        ap_cell c = cells->cell[i];
+        cell_set_mask(&c, cell_mask(&c) & (uint8_t)~mask);
+        if (cell_mask(&c) != 0)
+            cells->cell[kept++] = c;
     }
-    if (s->n_rest == 0 && s->rest != NULL) {
-        rp_free(s->rest);
-        s->rest = NULL;
-        s->cap_rest = 0;
+    cells->n = kept;
+}
+
+/* The same for a large forget (a freed heap block, an unmapping): an
+ * emptied array goes back to the pool, or memory the program never uses
+ * again would keep it. */
+static void slot_forget_and_free(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    rp_allpairs *p = ctx;
+    ap_slot *s = slot;
+    slot_forget(ctx, granule, slot, mask);
+    if (s->cells != NULL && s->cells->n == 0) {
+        pool_free(&p->pool, s->cells);
+        s->cells = NULL;
     }
+}
+
+/* Releases a slot's cells (destroy, and chunks a forget covers whole). */
+static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    rp_allpairs *p = ctx;
+    ap_slot *s = slot;
+    (void)granule;
+    (void)mask;
+    if (s->cells != NULL)
+        pool_free(&p->pool, s->cells);
+    s->cells = NULL;
 }
 
 /* ---- online reports ----------------------------------------------------------- */
@@ -201,9 +306,9 @@ static void flush_pending(rp_allpairs *p, const rp_event *e)
     rp_access second = access_of(e);
     for (uint32_t i = 0; i < p->n_pending; i++) {
         const ap_pending *q = &p->pending[i];
-        rp_access first = { q->partner.id, q->partner_lo, q->partner.site, q->partner.tid,
-                            (uint32_t)(q->partner_hi - q->partner_lo + 1),
-                            q->partner.is_write };
+        rp_access first = { cell_ref(&q->partner), q->partner_lo, q->partner.site,
+                            q->partner.tid, (uint32_t)(q->partner_hi - q->partner_lo + 1),
+                            cell_is_write(&q->partner) };
         report_race(p, &first, &second, q->both_lo, q->both_hi - q->both_lo + 1, q->observed);
     }
     p->n_pending = 0;
@@ -212,7 +317,8 @@ static void flush_pending(rp_allpairs *p, const rp_event *e)
 static ap_pending *pending_for(rp_allpairs *p, const rp_event *e, const ap_cell *c)
 {
     for (uint32_t i = 0; i < p->n_pending; i++)
-        if (p->pending[i].partner.id == c->id && p->pending[i].partner.tid == c->tid)
+        if (cell_ref(&p->pending[i].partner) == cell_ref(c)
+            && p->pending[i].partner.tid == c->tid)
             return &p->pending[i];
     if (p->n_pending == PENDING_MAX)
         flush_pending(p, e);
@@ -230,7 +336,7 @@ static void note_race(rp_allpairs *p, const rp_allpairs_access *a, uint64_t gran
 {
     uint64_t base = granule << RP_SHADOW_GRANULE_BITS;
     ap_pending *q = pending_for(p, a->e, c);
-    uint64_t lo = base + lowest_byte(c->mask), hi = base + highest_byte(c->mask);
+    uint64_t lo = base + lowest_byte(cell_mask(c)), hi = base + highest_byte(cell_mask(c));
     q->observed = a->hb != NULL ? c->hb_clock > vc_get(a->hb, c->tid)
                                 : p->config.observed_without_hb;
     q->partner_lo = lo < q->partner_lo ? lo : q->partner_lo;
@@ -312,59 +418,57 @@ static bool may_evict(const rp_allpairs *p, uint32_t old_tag, uint32_t new_tag)
 static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
                            uint64_t granule, const ap_cell *c, uint8_t both)
 {
-    bool is_write = a->e->kind == RP_EV_WRITE;
-    if (c->tid == a->e->tid || !(is_write || c->is_write))
+    if (c->tid == a->e->tid || !(a->e->kind == RP_EV_WRITE || cell_is_write(c)))
         return;
     if (p->env.all_pairs)
-        add_conc_pair(p, c->event, a, event);
+        add_conc_pair(p, (uint32_t)cell_ref(c), a, event);
     else if (may_pair(p, c->tag, a->tag))
         note_race(p, a, granule, c, both);
 }
 
-/* Removes the bytes `mask` from an ordered cell; true if the cell is gone. */
-static bool evict_cell(rp_allpairs *p, ap_slot *s, uint32_t i, uint32_t event, uint8_t mask)
-{
-    ap_cell *c = slot_cell(s, i);
-    if (p->env.all_pairs)
-        add_edge(p, c->event, event);
-    c->mask &= (uint8_t)~mask;
-    if (c->mask != 0)
-        return false;
-    slot_remove_cell(s, i);
-    return true;
-}
-
+/* One granule of an access: races with the unordered conflicting cells,
+ * eviction of the bytes `mask` from the ordered cells (all of them for a
+ * write, reads only for a read; unless the detector objects), the access's
+ * own cell appended; the kept cells are compacted in order. */
 static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
                            uint64_t granule, uint8_t mask)
 {
-    ap_slot *s = shadow_slot(p->shadow, granule);
+    ap_slot *s = shadow_slot(&p->shadow, granule);
     bool is_write = a->e->kind == RP_EV_WRITE;
-    for (uint32_t i = 0; i < slot_cell_count(s);) {
-        ap_cell *c = slot_cell(s, i);
-        uint8_t both = c->mask & mask;
-        if (both != 0 && c->clock > vc_get(a->order, c->tid))
+    ap_cells *cells = s->cells;
+    uint32_t n = cells == NULL ? 0 : cells->n, kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        ap_cell *c = &cells->cell[i];
+        uint8_t cmask = cell_mask(c);
+        uint8_t both = cmask & mask;
+        if (both == 0) {
+            /* untouched */
+        } else if (c->clock > vc_get(a->order, c->tid)) {
             unordered_cell(p, a, event, granule, c, both);
-        else if (both != 0 && (is_write || !c->is_write) && may_evict(p, c->tag, a->tag)
-                 && evict_cell(p, s, i, event, mask))
-            continue;
-        i++;
+        } else if ((is_write || !cell_is_write(c)) && may_evict(p, c->tag, a->tag)) {
+            if (p->env.all_pairs)
+                add_edge(p, (uint32_t)cell_ref(c), event);
+            cmask &= (uint8_t)~mask;
+            if (cmask == 0)
+                continue;
+            cell_set_mask(c, cmask);
+        }
+        if (kept != i)
+            cells->cell[kept] = *c;
+        kept++;
     }
-    ap_cell cell = { a->e->id, a->e->site, a->e->tid, a->clock, a->hb_clock, a->tag,
-                     event, mask, is_write };
-    slot_add_cell(s, &cell);
-}
-
-/* Online fast path: the slot holds one cell of the same thread, epoch and
- * tag that covers the bytes and is a write or meets a read. */
-static bool same_as_last(rp_allpairs *p, const rp_allpairs_access *a, uint64_t granule,
-                         uint8_t mask)
-{
-    const ap_slot *s = shadow_find(p->shadow, granule);
-    if (s == NULL || s->n_rest != 0)
-        return false;
-    const ap_cell *c = &s->first;
-    return c->tid == a->e->tid && c->clock == a->clock && c->tag == a->tag
-           && (c->mask & mask) == mask && (c->is_write || a->e->kind != RP_EV_WRITE);
+    if (cells != NULL)
+        cells->n = kept;
+    cells = slot_reserve_one(&p->pool, s);
+    ap_cell *cell = &cells->cell[cells->n++];
+    uint64_t ref = p->env.all_pairs ? event : a->e->id;
+    rp_assert(ref <= CELL_REF_MAX);
+    cell->bits = ref | (is_write ? CELL_WRITE : 0) | (uint64_t)mask << CELL_MASK_SHIFT;
+    cell->site = a->e->site;
+    cell->tid = a->e->tid;
+    cell->clock = a->clock;
+    cell->hb_clock = a->hb_clock;
+    cell->tag = a->tag;
 }
 
 uint32_t allpairs_access(rp_allpairs *p, const rp_allpairs_access *a)
@@ -380,9 +484,7 @@ uint32_t allpairs_access(rp_allpairs *p, const rp_allpairs_access *a)
     if (addr + (size - 1) < addr)
         last = UINT64_MAX >> RP_SHADOW_GRANULE_BITS;
     for (;; granule++) {
-        uint8_t mask = shadow_granule_mask(granule, addr, size);
-        if (p->env.all_pairs || !same_as_last(p, a, granule, mask))
-            access_granule(p, a, event, granule, mask);
+        access_granule(p, a, event, granule, shadow_granule_mask(granule, addr, size));
         if (granule == last)
             break;
     }
@@ -405,7 +507,8 @@ void allpairs_add_pair(rp_allpairs *p, const rp_access *first, uint32_t first_ev
 
 void allpairs_forget(rp_allpairs *p, const rp_event *e)
 {
-    shadow_clear_range(p->shadow, e->obj, e->size, slot_forget, p);
+    shadow_clear_range(&p->shadow, e->obj, e->size,
+                       e->size < FORGET_FREES_BYTES ? slot_forget : slot_forget_and_free, p);
     if (p->env.all_pairs && e->size != 0) {
         p->forgets = grow_for_one(p->forgets, p->n_forgets, &p->cap_forgets, sizeof(ap_forget));
         p->forgets[p->n_forgets].id = e->id;
@@ -558,8 +661,8 @@ rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_confi
     rp_allpairs *p = rp_calloc("rp.allpairs", 1, sizeof *p);
     p->env = *env;
     p->config = *config;
-    p->shadow = shadow_create(sizeof(ap_slot));
-    shadow_set_release(p->shadow, slot_forget, p);
+    shadow_init(&p->shadow, sizeof(ap_slot));
+    shadow_set_release(&p->shadow, slot_release, p);
     return p;
 }
 
@@ -567,8 +670,9 @@ void allpairs_destroy(rp_allpairs *p)
 {
     if (p == NULL)
         return;
-    shadow_for_each(p->shadow, slot_forget, p);
-    shadow_destroy(p->shadow);
+    shadow_for_each(&p->shadow, slot_release, p);
+    shadow_fini(&p->shadow);
+    pool_fini(&p->pool);
     for (uint32_t i = 0; i < p->n_snapshots; i++) {
         vc_free(&p->snapshots[i].order);
         vc_free(&p->snapshots[i].hb);

@@ -24,6 +24,13 @@
  * (transitivity), conflicting with f, and — when evict only allows g to
  * evict e if every pair filter that accepts (e, f) accepts (g, f) — kept.
  *
+ * Layout: a slot (8 bytes) points to an array of its cells (32 bytes each)
+ * from a pool of power-of-two size classes (free lists refilled from
+ * 256 KiB blocks, no call in the common case).  A forget of 4 KiB or more
+ * returns emptied arrays to the pool; a smaller one (a stack frame) keeps
+ * them for the next use; chunks a forget covers whole are freed.  There is
+ * no fast path: the engine's filter of repeats (rp_repeats.h) comes first.
+ *
  * All-pairs mode (env->all_pairs): every eviction adds an edge evicted ≺
  * evicting (seed 000 erratum E1: ordered means clock <= order[tid]); every
  * unordered conflicting pair found online is kept as a "conc" pair (α, β)
