@@ -2,8 +2,12 @@
 # bench/run.sh — racepred beside native, --tool=none, Helgrind and DRD, in one run.
 #
 # For each workload it runs every configuration BENCH_RUNS times (median
-# wall time, median peak RSS from GNU time) and writes a markdown table and
-# a CSV to bench/out/ with racepred's ratios to the others.  Nothing here is
+# wall time, median CPU time = user + sys, median peak RSS, from GNU time)
+# and writes a markdown table and a CSV to bench/out/ with the ratios of
+# CPU times to none, the floor, Helgrind and DRD (CPU time, because the
+# machine may be shared: wall time counts the other jobs too).  "floor" is
+# racepred with --bench-floor=yes: every access calls an empty helper, the
+# cost of the instrumentation alone.  Nothing here is
 # a pass/fail test: the numbers go into docs/performance.md.
 #
 # Environment:
@@ -38,16 +42,18 @@ fi
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# measure NAME CMD... : prints "NAME wall rss_kb" (medians of $runs runs)
+# measure NAME CMD... : prints "NAME wall cpu rss_kb" (medians of $runs runs)
 measure() {
     local name=$1; shift
-    local walls="" rsss="" i
+    local walls="" cpus="" rsss="" i w c r
     for ((i = 0; i < runs; i++)); do
-        /usr/bin/time -f "%e %M" -o "$out/time.tmp" "$@" < "$input" > /dev/null 2> "$out/$name.stderr" || true
-        read -r w r < "$out/time.tmp"
-        walls+="$w"$'\n'; rsss+="$r"$'\n'
+        /usr/bin/time -f "%e %U %S %M" -o "$out/time.tmp" "$@" < "$input" > /dev/null 2> "$out/$name.stderr" || true
+        read -r w u sy r < "$out/time.tmp"
+        c=$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }')
+        walls+="$w"$'\n'; cpus+="$c"$'\n'; rsss+="$r"$'\n'
     done
-    printf '%s %s %s\n' "$name" "$(printf '%s' "$walls" | median)" "$(printf '%s' "$rsss" | median)"
+    printf '%s %s %s %s\n' "$name" "$(printf '%s' "$walls" | median)" \
+        "$(printf '%s' "$cpus" | median)" "$(printf '%s' "$rsss" | median)"
 }
 
 workloads=("pigz -p 2 -c")
@@ -55,12 +61,12 @@ command -v pbzip2 >/dev/null && workloads+=("pbzip2 -p2 -c")
 
 csv="$out/bench.csv"
 md="$out/bench.md"
-echo "workload,config,wall_s,peak_rss_kb" > "$csv"
+echo "workload,config,wall_s,cpu_s,peak_rss_kb" > "$csv"
 {
     echo "Machine: $(nproc) cores, $(uname -r); $(valgrind --version); input $(stat -c %s "$input") bytes; median of $runs runs"
     echo
-    echo "| workload | config | wall s | peak RSS MB | vs none | vs helgrind | vs drd |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| workload | config | wall s | CPU s | peak RSS MB | CPU vs none | vs floor | vs helgrind | vs drd |"
+    echo "|---|---|---|---|---|---|---|---|---|"
 } > "$md"
 
 for wl in "${workloads[@]}"; do
@@ -68,19 +74,20 @@ for wl in "${workloads[@]}"; do
     results=()
     results+=("$(measure native "${cmd[@]}")")
     results+=("$(measure none valgrind -q --tool=none "${cmd[@]}")")
+    results+=("$(measure floor valgrind -q --tool=racepred --bench-floor=yes "${cmd[@]}")")
     results+=("$(measure helgrind valgrind -q --tool=helgrind "${cmd[@]}")")
     results+=("$(measure drd valgrind -q --tool=drd "${cmd[@]}")")
     for d in $detectors; do
         results+=("$(measure "racepred-$d" valgrind -q --tool=racepred --detector="$d" "${cmd[@]}")")
     done
-    none=$(printf '%s\n' "${results[@]}" | awk '$1 == "none" { print $2 }')
-    hg=$(printf '%s\n' "${results[@]}" | awk '$1 == "helgrind" { print $2 }')
-    drd=$(printf '%s\n' "${results[@]}" | awk '$1 == "drd" { print $2 }')
+    cpu_of() { printf '%s\n' "${results[@]}" | awk -v n="$1" '$1 == n { print $3 }'; }
+    none=$(cpu_of none) floor=$(cpu_of floor) hg=$(cpu_of helgrind) drd=$(cpu_of drd)
     for r in "${results[@]}"; do
-        read -r name wall rss <<< "$r"
-        echo "$wl,$name,$wall,$rss" >> "$csv"
-        awk -v wl="$wl" -v n="$name" -v w="$wall" -v r="$rss" -v none="$none" -v hg="$hg" -v drd="$drd" \
-            'BEGIN { printf "| %s | %s | %.2f | %.1f | %.2f | %.2f | %.2f |\n", wl, n, w, r / 1024, w / none, w / hg, w / drd }' >> "$md"
+        read -r name wall cpu rss <<< "$r"
+        echo "$wl,$name,$wall,$cpu,$rss" >> "$csv"
+        awk -v wl="$wl" -v n="$name" -v w="$wall" -v c="$cpu" -v r="$rss" -v none="$none" \
+            -v floor="$floor" -v hg="$hg" -v drd="$drd" \
+            'BEGIN { printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f |\n", wl, n, w, c, r / 1024, c / none, c / floor, c / hg, c / drd }' >> "$md"
     done
 done
 rm -f "$out/time.tmp"

@@ -91,6 +91,16 @@ static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
     rp_tool_access(True, rp_threads_current, addr, size, site | rp_site_current_tag);
 }
 
+Bool rp_instrument_floor = False;
+
+/* --bench-floor=yes: the call, and nothing else. */
+static VG_REGPARM(3) void on_access_floor(Addr addr, UWord size, Addr site)
+{
+    (void)addr;
+    (void)size;
+    (void)site;
+}
+
 /* --history-level=full: the same, after noting the callers if stale. */
 static void note_history(void)
 {
@@ -139,7 +149,12 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
     IRDirty *d;
     Bool full = rp_history == RP_HISTORY_FULL && !sp_written;
 
-    if (is_write)
+    if (rp_instrument_floor)
+        d = unsafeIRDirty_0_N(3, "rp_on_access_floor",
+                              VG_(fnptr_to_fnentry)(&on_access_floor),
+                              mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
+                                            mkIRExpr_HWord(site)));
+    else if (is_write)
         d = unsafeIRDirty_0_N(3, full ? "rp_on_write_full" : "rp_on_write",
                               VG_(fnptr_to_fnentry)(full ? &on_write_full
                                                          : &on_write),

@@ -8,6 +8,11 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 
+/* --bench-floor=yes: every access calls a helper that returns at once and
+ * no detector sees anything — the cost of the instrumentation alone, for
+ * benchmarks (bench/run.sh's "floor" column). */
+extern Bool rp_instrument_floor;
+
 IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     const VexGuestLayout *layout,
                     const VexGuestExtents *vge,

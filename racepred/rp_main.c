@@ -93,6 +93,7 @@ static Bool process_option(const HChar *arg)
                           RP_WINDOW_MAX) {
     } else if VG_BINT_CLO(arg, "--cs-sections", clo_cs_sections, 0, 0xFFFFFFFFLL) {
     } else if VG_BINT_CLO(arg, "--cs-bytes", clo_cs_bytes, 0, 1LL << 40) {
+    } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -131,6 +132,9 @@ static void print_usage(void)
 "                              detector, 0 for no bound [%d]\n",
         RP_CS_SECTIONS_DEFAULT, RP_CS_BYTES_DEFAULT);
     VG_(printf)(
+"    --bench-floor=no|yes       benchmarks only: accesses call an empty helper,\n"
+"                              nothing is detected (the instrumentation's own\n"
+"                              cost) [no]\n"
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"
 "    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"

@@ -303,6 +303,23 @@ else
     cat "$tmp/err"
 fi
 
+# --bench-floor=yes (benchmarks): the program runs as natively and nothing
+# is detected, even on a racy program.
+run_tool -q --bench-floor=yes --error-exitcode=42 "$progs/racy_counter"
+if [ "$rc" -eq 0 ] && ! grep -q 'Data race' "$tmp/err"; then
+    pass "--bench-floor=yes: racy_counter runs, nothing detected"
+else
+    fail "--bench-floor=yes: exit code $rc"
+    cat "$tmp/err"
+fi
+run_tool --bench-floor=maybe "$progs/mutex_counter"
+if [ "$rc" -ne 0 ] && grep -q 'Bad option: --bench-floor=maybe' "$tmp/err"; then
+    pass "--bench-floor=maybe rejected (exit code $rc)"
+else
+    fail "--bench-floor=maybe: exit code $rc"
+    cat "$tmp/err"
+fi
+
 # Malformed suppression files stop Valgrind before the program runs, with
 # the core's message naming the file and line, and what is wrong.
 bad_supp() {   # name, file, expected line number, expected reason
