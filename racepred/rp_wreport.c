@@ -137,10 +137,16 @@ void rp_wreport_summary(const rp_window *w)
 
 void rp_wreport_dropped(const rp_cs_limits *limits)
 {
-    if (limits->dropped_sections > 0)
+    if (limits->missed_sections > 0)
         VG_(umsg)("racepred: the bound on critical-section histories dropped %llu "
-                  "sections (--cs-sections=%u): wcp/dc/wdp ordered less than "
-                  "they could, predicted races may include more unconfirmed ones\n",
+                  "sections (--cs-sections=%u), %llu times one was needed: "
+                  "wcp/dc/wdp ordered less than they could, predicted races may "
+                  "include more unconfirmed ones\n",
+                  (ULong)limits->dropped_sections, limits->max_sections,
+                  (ULong)limits->missed_sections);
+    else if (limits->dropped_sections > 0 && VG_(clo_verbosity) > 1)
+        VG_(umsg)("racepred: the bound on critical-section histories dropped %llu "
+                  "sections (--cs-sections=%u), none was needed later\n",
                   (ULong)limits->dropped_sections, limits->max_sections);
     if (limits->dropped_bytes > 0)
         VG_(umsg)("racepred: the bound on lock-protected bytes dropped %llu "

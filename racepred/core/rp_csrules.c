@@ -18,20 +18,32 @@ typedef struct cs_entry {
 } cs_entry;
 
 /* A thread's sections on one lock, oldest first: entries[i] is its section
- * number base + i (the sections before were dropped). */
+ * number base + i.  When base > 0, the sections before were dropped and
+ * summary is the last of them (section base - 1). */
 typedef struct cs_history {
     cs_entry *entries;
     uint32_t n, cap;
     uint32_t base;
     uint32_t trim_at;      /* n at which to try dropping a prefix again */
+    cs_entry summary;
 } cs_history;
 
-/* A thread's history on one lock, and how far it consumed the others'
- * (section numbers: next[u] is the first section of u not consumed). */
+/* How far a thread consumed another's history: next is the number of the
+ * first section not consumed.  When the bound dropped that section,
+ * lag_acq is its acquire epoch (the thread needs a dropped section once
+ * that is ordered before it), else NO_LAG. */
+typedef struct cs_progress {
+    uint32_t next;
+    uint32_t lag_acq;
+} cs_progress;
+
+#define NO_LAG UINT32_MAX
+
+/* A thread's history on one lock, and its progress in the others'. */
 typedef struct cs_track {
     cs_history history;
-    uint32_t *next;        /* index = producer thread */
-    uint32_t n_next;
+    cs_progress *progress; /* index = producer thread */
+    uint32_t n_progress;
 } cs_track;
 
 typedef struct cs_lock {
@@ -115,21 +127,25 @@ static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
     return &cs->threads[tid];
 }
 
-static uint32_t *consumed(cs_track *tr, rp_tid_t producer)
+static cs_progress *progress_of(cs_track *tr, rp_tid_t producer)
 {
-    if (producer >= tr->n_next) {
-        tr->next = rp_realloc("rp.csrules.next", tr->next, (producer + 1) * sizeof(uint32_t));
-        rp_memset(tr->next + tr->n_next, 0, (producer + 1 - tr->n_next) * sizeof(uint32_t));
-        tr->n_next = producer + 1;
+    if (producer >= tr->n_progress) {
+        tr->progress = rp_realloc("rp.csrules.progress", tr->progress,
+                                  (producer + 1) * sizeof(cs_progress));
+        for (rp_tid_t u = tr->n_progress; u <= producer; u++) {
+            tr->progress[u].next = 0;
+            tr->progress[u].lag_acq = NO_LAG;
+        }
+        tr->n_progress = producer + 1;
     }
-    return &tr->next[producer];
+    return &tr->progress[producer];
 }
 
 static uint32_t consumed_of(const cs_lock *l, rp_tid_t tid, rp_tid_t producer)
 {
-    if (tid >= l->n_tracks || producer >= l->tracks[tid].n_next)
+    if (tid >= l->n_tracks || producer >= l->tracks[tid].n_progress)
         return 0;
-    return l->tracks[tid].next[producer];
+    return l->tracks[tid].progress[producer].next;
 }
 
 /* ---- dropping rule-(b) history ------------------------------------------------- */
@@ -148,13 +164,20 @@ static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t pr
     return min;
 }
 
-/* Drops sections [base, upto) (released ones only); returns how many
- * were dropped. */
+/* Drops sections [base, upto) (released ones only), keeping the last as
+ * the summary; returns how many were dropped. */
 static uint32_t drop_prefix(cs_history *h, uint32_t upto)
 {
     uint32_t k = 0;
     while (h->base + k < upto && k < h->n && h->entries[k].released)
         k++;
+    if (k == 0)
+        return 0;
+    if (h->base == 0)
+        vc_init(&h->summary.rel);
+    h->summary.acq_epoch = h->entries[k - 1].acq_epoch;
+    h->summary.released = true;
+    vc_copy(&h->summary.rel, &h->entries[k - 1].rel);
     for (uint32_t i = 0; i < k; i++)
         vc_free(&h->entries[i].rel);
     for (uint32_t i = k; i < h->n; i++)
@@ -162,6 +185,22 @@ static uint32_t drop_prefix(cs_history *h, uint32_t upto)
     h->n -= k;
     h->base += k;
     return k;
+}
+
+/* Before the bound drops producer's sections up to upto: every live
+ * thread that had not consumed them remembers the acquire epoch of the
+ * first one it had not. */
+static void note_lagging(rp_csrules *cs, cs_lock *l, rp_tid_t producer, uint32_t upto)
+{
+    const cs_history *h = &l->tracks[producer].history;
+    for (rp_tid_t t = 0; t < cs->n_threads; t++) {
+        if (t == producer || cs->threads[t].ended)
+            continue;
+        cs_progress *p = progress_of(track_of(l, t), producer);
+        h = &l->tracks[producer].history;
+        if (p->next >= h->base && p->next < upto)
+            p->lag_acq = h->entries[p->next - h->base].acq_epoch;
+    }
 }
 
 /* Called as producer's history grows: drops what every live thread has
@@ -178,8 +217,12 @@ static void trim_history(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
     if (h->n < h->trim_at && (max == 0 || h->n <= max))
         return;
     drop_prefix(h, min_consumed(cs, l, producer));
-    if (max != 0 && h->n > max)
-        cs->limits->dropped_sections += drop_prefix(h, h->base + h->n - max / 2);
+    if (max != 0 && h->n > max) {
+        uint32_t upto = h->base + h->n - max / 2;
+        note_lagging(cs, l, producer, upto);
+        h = &l->tracks[producer].history;
+        cs->limits->dropped_sections += drop_prefix(h, upto);
+    }
     h->trim_at = 2 * h->n + 2;
 }
 
@@ -260,23 +303,45 @@ static void join_entry(const cs_entry *en, rp_vc *order, rp_vc *also)
         vc_join(also, &en->rel);
 }
 
+/* Behind the dropped sections of a history: the thread's release clocks
+ * only grow, so joining a prefix of its sections is joining the last one's
+ * release — the summary, once it is ordered before.  Until then, if the
+ * first dropped section this thread needs is ordered before, the ordering
+ * it brought is lost: counted once.  True if the summary was consumed. */
+static bool consume_dropped(rp_csrules *cs, const cs_history *from, cs_progress *p,
+                            rp_tid_t producer, rp_vc *order, rp_vc *also)
+{
+    if (from->summary.acq_epoch <= vc_get(order, producer)) {
+        join_entry(&from->summary, order, also);
+        p->next = from->base;
+        p->lag_acq = NO_LAG;
+        return true;
+    }
+    if (p->lag_acq <= vc_get(order, producer)) {
+        cs->limits->missed_sections++;
+        p->lag_acq = NO_LAG;
+    }
+    return false;
+}
+
 /* Consumes producer's sections whose acquire is ordered before; true if any. */
-static bool consume_ordered(cs_lock *l, rp_tid_t tid, rp_tid_t producer, rp_vc *order,
-                            rp_vc *also)
+static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t producer,
+                            rp_vc *order, rp_vc *also)
 {
     const cs_history *from = &l->tracks[producer].history;
-    uint32_t *next = consumed(&l->tracks[tid], producer);
+    cs_progress *p = progress_of(&l->tracks[tid], producer);
     bool any = false;
-    /* Only the bound drops sections a live thread has not consumed; it
-     * counted them. */
-    if (*next < from->base)
-        *next = from->base;
-    while (*next - from->base < from->n) {
-        const cs_entry *en = &from->entries[*next - from->base];
+    if (p->next < from->base) {
+        any = consume_dropped(cs, from, p, producer, order, also);
+        if (!any)
+            return false;
+    }
+    while (p->next - from->base < from->n) {
+        const cs_entry *en = &from->entries[p->next - from->base];
         if (!en->released || en->acq_epoch > vc_get(order, producer))
             break;
         join_entry(en, order, also);
-        (*next)++;
+        p->next++;
         any = true;
     }
     return any;
@@ -291,7 +356,7 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
     for (bool changed = true; changed;) {
         changed = false;
         for (rp_tid_t u = 0; u < l->n_tracks; u++)
-            if (u != tid && consume_ordered(l, tid, u, order, also))
+            if (u != tid && consume_ordered(cs, l, tid, u, order, also))
                 changed = true;
     }
 }
@@ -439,12 +504,12 @@ static void inherit_consumption(void *ctx, uint64_t key, void *value)
         return;
     cs_track *to = track_of(l, f->child);
     const cs_track *from = &l->tracks[f->parent];
-    for (rp_tid_t u = 0; u < from->n_next; u++) {
-        if (u == f->parent || u == f->child || from->next[u] == 0)
+    for (rp_tid_t u = 0; u < from->n_progress; u++) {
+        if (u == f->parent || u == f->child)
             continue;
-        uint32_t *mine = consumed(to, u);
-        if (*mine < from->next[u])
-            *mine = from->next[u];
+        cs_progress *mine = progress_of(to, u);
+        if (mine->next <= from->progress[u].next)
+            *mine = from->progress[u];
     }
 }
 
@@ -464,9 +529,9 @@ static void drop_consumption(void *ctx, uint64_t key, void *value)
     (void)key;
     if (*tid >= l->n_tracks)
         return;
-    rp_free(l->tracks[*tid].next);
-    l->tracks[*tid].next = NULL;
-    l->tracks[*tid].n_next = 0;
+    rp_free(l->tracks[*tid].progress);
+    l->tracks[*tid].progress = NULL;
+    l->tracks[*tid].n_progress = 0;
 }
 
 void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
@@ -518,6 +583,8 @@ static void free_history(cs_history *h)
     for (uint32_t i = 0; i < h->n; i++)
         vc_free(&h->entries[i].rel);
     rp_free(h->entries);
+    if (h->base > 0)
+        vc_free(&h->summary.rel);
 }
 
 static void free_lock(void *ctx, uint64_t key, void *value)
@@ -529,7 +596,7 @@ static void free_lock(void *ctx, uint64_t key, void *value)
     u64map_free(&l->bytes);
     for (uint32_t t = 0; t < l->n_tracks; t++) {
         free_history(&l->tracks[t].history);
-        rp_free(l->tracks[t].next);
+        rp_free(l->tracks[t].progress);
     }
     rp_free(l->tracks);
     rp_free(l);

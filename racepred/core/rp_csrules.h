@@ -42,11 +42,16 @@
  *     the parent's, so they would consume the same sections, to no
  *     effect), joined threads consume nothing more (csrules_thread_end).
  *     What is left is bounded by rp_cs_limits.max_sections per lock and
- *     thread: the oldest sections beyond it are dropped (counted); a
- *     thread that had not consumed them then misses their ordering, which
- *     makes the relation weaker: more candidates, never fewer.  Without
- *     limits (racepred-analyze) nothing is dropped, since trace files may
- *     start threads without a fork.
+ *     thread: beyond it the oldest sections are dropped (counted), all but
+ *     the last, kept as a summary.  A thread's release clocks only grow,
+ *     so a thread that had not consumed the dropped sections and later
+ *     consumes up to the summary or beyond (a thread that waited in a join
+ *     and takes the lock afterwards) gets exactly what they would have
+ *     given.  Only a thread that needs some dropped section but not the
+ *     summary misses ordering: counted (missed_sections) — the relation is
+ *     then weaker: more candidates, never fewer.  Without limits
+ *     (racepred-analyze) nothing is dropped, since trace files may start
+ *     threads without a fork.
  *   - rule (a): two clocks per (lock, byte) ever accessed inside a section
  *     on the lock.  Fresh memory (RP_EV_FORGET) drops its bytes: accesses
  *     before and after a forget do not conflict (rp_event.h).  The total
@@ -71,6 +76,8 @@ typedef struct rp_cs_limits {
     uint64_t max_bytes;         /* rule (a): (lock, byte) pairs kept per
                                  * detector; 0: unbounded */
     uint64_t dropped_sections;  /* sections dropped by the bound */
+    uint64_t missed_sections;   /* times a thread needed a dropped section
+                                 * that the summary does not stand for */
     uint64_t dropped_bytes;     /* (lock, byte) pairs dropped by the bound */
 } rp_cs_limits;
 
@@ -114,7 +121,8 @@ void csrules_access(rp_csrules *cs, const rp_event *e, rp_vc *dst, rp_vc *also);
 void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, rp_vc *also);
 
 /* Closes tid's section on lock; released is the clock rule (a) and (b)
- * propagate from it.  A release of a lock the thread does not hold is
+ * propagate from it: the thread's own clock, which only grows from one
+ * release to the next (the summary of dropped sections relies on it).  A release of a lock the thread does not hold is
  * ignored. */
 void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released);
 

@@ -9,8 +9,9 @@
  *     instances of the rules with the clocks of a DC-like detector: one
  *     with limits (pruning on, random small bounds or none), one without
  *     (keeps everything).  Every clock must be equal after every event
- *     unless the limited one counted a dropped entry; both kinds of run
- *     must occur;
+ *     unless the limited one counted a dropped section that was needed
+ *     (or dropped bytes); runs that dropped sections without missing any
+ *     must occur, and runs that missed some;
  *   - long synthetic streams: the history stays bounded, by pruning alone
  *     when every thread keeps consuming, by the bound (counted) when an
  *     idle thread pins it, and a joined thread pins nothing.
@@ -245,20 +246,24 @@ static rp_event random_event(stream_state *s)
 }
 
 typedef struct run_outcome {
-    bool dropped;      /* the bound dropped something */
+    bool dropped;      /* a bound dropped something */
+    bool missed;       /* something dropped was needed: the bytes bound
+                        * counts every drop so */
     bool pruned;       /* pruning alone kept fewer sections than keep-all */
 } run_outcome;
 
 static run_outcome run_random_stream(uint64_t seed)
 {
     rng_state = seed;
-    rp_cs_limits limits = { 0, 0, 0, 0 };
-    /* A third of the runs unbounded (pruning only), the others with bounds
-     * small enough to be hit sometimes. */
-    if (rnd(3) != 0) {
+    rp_cs_limits limits = { 0, 0, 0, 0, 0 };
+    /* A quarter of the runs unbounded (pruning only), a quarter with a
+     * bound on bytes too, the others on sections only, small enough to be
+     * hit often. */
+    unsigned kind = rnd(4);
+    if (kind != 0)
         limits.max_sections = 1 + rnd(6);
+    if (kind == 1)
         limits.max_bytes = 2 + rnd(24);
-    }
     driven bounded, all;
     driven_init(&bounded, &limits);
     driven_init(&all, NULL);
@@ -268,14 +273,15 @@ static run_outcome run_random_stream(uint64_t seed)
     s.started[0] = true;
     s.n_started = 1;
     unsigned n_events = 20 + rnd(180);
-    run_outcome out = { false, false };
+    run_outcome out = { false, false, false };
     for (unsigned i = 0; i < n_events; i++) {
         rp_event e = random_event(&s);
         drive(&bounded, &e);
         drive(&all, &e);
         out.dropped = limits.dropped_sections + limits.dropped_bytes > 0;
-        if (!out.dropped && !same_clocks(&bounded, &all)) {
-            print_message("seed %llu: clocks differ after event %u with nothing dropped\n",
+        out.missed = limits.missed_sections + limits.dropped_bytes > 0;
+        if (!out.missed && !same_clocks(&bounded, &all)) {
+            print_message("seed %llu: clocks differ after event %u with nothing missed\n",
                           (unsigned long long)seed, i);
             fail();
         }
@@ -290,15 +296,17 @@ static run_outcome run_random_stream(uint64_t seed)
 static void test_bounded_equals_keep_all_unless_counted(void **state)
 {
     (void)state;
-    unsigned dropped = 0, pruned = 0;
+    unsigned dropped = 0, exact = 0, pruned = 0;
     for (unsigned i = 0; i < RANDOM_STREAMS; i++) {
         run_outcome out = run_random_stream(0x5eed0000ull + i);
         dropped += out.dropped;
+        exact += out.dropped && !out.missed;
         pruned += out.pruned && !out.dropped;
     }
-    print_message("%u of %u streams hit a bound; %u kept fewer sections by pruning alone\n",
-                  dropped, RANDOM_STREAMS, pruned);
+    print_message("%u of %u streams hit a bound (%u without missing anything); %u kept "
+                  "fewer sections by pruning alone\n", dropped, RANDOM_STREAMS, exact, pruned);
     assert_true(dropped > RANDOM_STREAMS / 10);
+    assert_true(exact > RANDOM_STREAMS / 20);
     assert_true(dropped < RANDOM_STREAMS - RANDOM_STREAMS / 10);
     assert_true(pruned > RANDOM_STREAMS / 20);
 }
@@ -348,7 +356,7 @@ static void run_long(driven *d, rp_tid_t first, rp_tid_t last, uint64_t max_sect
 static void test_pruning_alone_bounds_busy_threads(void **state)
 {
     (void)state;
-    rp_cs_limits limits = { 0, 0, 0, 0 };
+    rp_cs_limits limits = { 0, 0, 0, 0, 0 };
     driven d;
     driven_init(&d, &limits);
     fork_threads(&d, 3);
@@ -362,7 +370,7 @@ static void test_pruning_alone_bounds_busy_threads(void **state)
 static void test_bound_caps_a_pinned_history(void **state)
 {
     (void)state;
-    rp_cs_limits limits = { 64, 4096, 0, 0 };
+    rp_cs_limits limits = { 64, 4096, 0, 0, 0 };
     driven d;
     driven_init(&d, &limits);
     fork_threads(&d, 3);
@@ -377,7 +385,7 @@ static void test_bound_caps_a_pinned_history(void **state)
 static void test_joined_thread_pins_nothing(void **state)
 {
     (void)state;
-    rp_cs_limits limits = { 0, 0, 0, 0 };
+    rp_cs_limits limits = { 0, 0, 0, 0, 0 };
     driven d;
     driven_init(&d, &limits);
     fork_threads(&d, 4);
