@@ -67,8 +67,10 @@
  * holds it as if e2 ∉ CS(r2) — more order, fewer races, never a false one.
  * Read-write locks are not reordered: read-side sections are ordered after
  * the previous exclusive release and before the next exclusive acquire, as
- * hard edges (as in wcp).  RP_EV_FORGET forgets race candidates only; the
- * marks of earlier sections stay (more order: sound).
+ * hard edges (as in wcp).  RP_EV_FORGET forgets race candidates, the
+ * marks and B(t,x) of the bytes: accesses before and after a forget do not
+ * conflict (rp_event.h), so fresh memory is a new variable (as in
+ * rp_csrules).
  *
  * Cost: per access O(held locks × bytes × threads) clock joins; per release
  * O(threads × (1 + conflicts noted) × log sections) plus the publication,
@@ -608,9 +610,22 @@ static void sdp_sync_recv(void *self, const rp_event *e)
     import_all(d, e->tid, sync_object(d, e->obj));
 }
 
+static void free_byte(void *ctx, uint64_t key, void *value);
+
+static void forget_marks(void *ctx, uint64_t lock, void *value)
+{
+    const rp_event *e = ctx;
+    sdp_lock *l = value;
+    (void)lock;
+    u64map_remove_range(&l->bytes, e->obj, e->size, free_byte, NULL);
+}
+
 static void sdp_forget(void *self, const rp_event *e)
 {
     sdp_detector *d = self;
+    u64map_for_each(&d->locks, forget_marks, (void *)e);
+    for (uint32_t t = 0; t < d->n_threads; t++)
+        objclocks_forget(&d->threads[t].rule2, e->obj, e->size);
     allpairs_forget(d->pairs, e);
 }
 

@@ -346,21 +346,13 @@ static void forget_writers(void *ctx, uint64_t granule, void *slot, uint8_t mask
             s->byte[i].tid_plus_1 = 0;
 }
 
-static void free_clock(void *ctx, uint64_t key, void *value)
-{
-    (void)ctx;
-    (void)key;
-    vc_free(value);
-    rp_free(value);
-}
-
 /* L(l,x) of fresh bytes is never read again (they have no last writer)
  * until a section writes them and sets it anew. */
 static void forget_section_clocks(void *ctx, uint64_t lock, void *bytes)
 {
     const rp_event *e = ctx;
     (void)lock;
-    u64map_remove_range(bytes, e->obj, e->size, free_clock, NULL);
+    objclocks_forget(bytes, e->obj, e->size);
 }
 
 static void wdp_forget(void *self, const rp_event *e)

@@ -54,3 +54,8 @@ void objclocks_free(rp_u64map *m)
     u64map_for_each(m, free_clock, NULL);
     u64map_free(m);
 }
+
+void objclocks_forget(rp_u64map *m, uint64_t first, uint64_t count)
+{
+    u64map_remove_range(m, first, count, free_clock, NULL);
+}

@@ -42,5 +42,8 @@ static inline rp_vc *tclocks_get(rp_thread_clocks *tc, rp_tid_t tid)
 rp_vc *objclocks_get(rp_u64map *m, uint64_t obj);
 /* Frees every clock of m and the map itself. */
 void objclocks_free(rp_u64map *m);
+/* Removes (and frees) the clocks of objects [first, first + count): for
+ * maps keyed by byte address, when the bytes are fresh memory. */
+void objclocks_forget(rp_u64map *m, uint64_t first, uint64_t count);
 
 #endif

@@ -53,7 +53,8 @@ static void forward(struct rp_engine_reports *r, const rp_race *race, uint32_t f
 }
 
 /* Tries a witness for a race neither observed nor confirmed (window kept);
- * true if it is confirmed now.  r->witness is valid until the next try. */
+ * true if it is observed or confirmed now.  race->witness is valid until
+ * the next try. */
 static bool try_confirm(struct rp_engine_reports *r, rp_race *race)
 {
     if (strength(race) > 0)
