@@ -1,12 +1,15 @@
-/* Allocates 64 MiB blocks until malloc fails (run.sh runs it under
- * `ulimit -v`), then frees them.  Without arguments the blocks stay
- * untouched, so only the address space runs out and the program's own
- * out-of-memory path must run under the tool as natively.  With `touch`,
- * the program's own code writes one byte in every 64 of each block: under
- * the tool its shadow memory then runs out first, and the run must end
- * with Valgrind's out-of-memory message instead of a crash or a hang.
- * The address space the tool takes moves the point of failure, so the
- * output says only whether it came, not after how many blocks. */
+/* Runs out of memory under `ulimit -v` (run.sh sets 1 GB), three ways:
+ *
+ *   oom_alloc big      one 4 GiB request, past the limit: malloc returns
+ *                      NULL and the program's own failure path runs;
+ *   oom_alloc fill     64 MiB blocks, untouched, until malloc fails;
+ *   oom_alloc touch    the same, the program writing one byte in every 64
+ *                      of each block (work for the tool's shadow memory).
+ *
+ * The tool shares the process's address space and its limit, so while
+ * the blocks fill it, either the program's malloc or the tool's own
+ * allocation fails first; the output says only whether malloc failed, not
+ * after how many blocks (the tool's share moves that point). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +25,9 @@ static void touch(volatile char *p)
         p[i] = 1;
 }
 
-int main(int argc, char **argv)
+/* Allocates blocks until malloc fails; returns how many it got. */
+static int fill(void **blocks, int touching)
 {
-    static void *blocks[MAX_BLOCKS];
-    int touching = argc > 1 && strcmp(argv[1], "touch") == 0;
     int n = 0;
 
     while (n < MAX_BLOCKS && (blocks[n] = malloc(BLOCK)) != NULL) {
@@ -33,6 +35,27 @@ int main(int argc, char **argv)
             touch(blocks[n]);
         n++;
     }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    static void *blocks[MAX_BLOCKS];
+    const char *mode = argc > 1 ? argv[1] : "";
+    int n;
+
+    if (strcmp(mode, "big") == 0) {
+        void *p = malloc((size_t)4 << 30);
+
+        printf("4 GiB request: %s\n", p == NULL ? "refused" : "granted");
+        free(p);
+        return 0;
+    }
+    if (strcmp(mode, "fill") != 0 && strcmp(mode, "touch") != 0) {
+        fprintf(stderr, "usage: oom_alloc big|fill|touch\n");
+        return 2;
+    }
+    n = fill(blocks, strcmp(mode, "touch") == 0);
     printf("malloc failed before 64 GiB: %s\n", n < MAX_BLOCKS ? "yes" : "no");
     printf("at least one block: %s\n", n > 0 ? "yes" : "no");
     while (n > 0)

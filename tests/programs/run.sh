@@ -15,9 +15,9 @@
 #                       (racy ones: the same stdout); the behaviour
 #                       programs (fork and exec, signals, 1,000 threads,
 #                       exit from a thread) under --trace-children=yes;
-#   out of memory       under ulimit -v, oom_alloc's malloc failure path
-#                       runs as natively, and a run whose shadow memory
-#                       runs out ends with Valgrind's message, exit code 1;
+#   out of memory       under ulimit -v, a request past the limit fails
+#                       as natively; filling the limit ends as natively
+#                       or with Valgrind's out-of-memory message, exit 1;
 #   suppressions        known_race.supp silences racy_counter (exit 0,
 #                       "suppressed: N" with N > 0); --gen-suppressions=all
 #                       output, saved to a file, silences racy_heap;
@@ -152,38 +152,46 @@ for p in $behaviour; do
 done
 
 # Out of memory, under a 1 GB address-space limit (ulimit -v, in a
-# subshell).  Untouched blocks: only the program's malloc fails, and its
-# own out-of-memory path must run as natively.  Touched blocks: the tool's
-# shadow memory grows with them and may run out first; then the run must
-# end with Valgrind's out-of-memory message and exit code 1, never a crash,
-# a hang or a partial output passed off as the program's.
+# subshell).  A request past the limit: malloc returns NULL and the
+# program's own failure path must run as natively.  Filling the limit
+# with blocks (untouched, or touched by the program's own code so that
+# the tool's shadow memory grows too): the tool shares the address space,
+# so either the program's malloc fails first (then the output and exit
+# status must be the native ones) or the tool's (then the run must end
+# with Valgrind's out-of-memory message, exit code 1 and no output) —
+# never a crash, a hang, or a partial output passed off as the program's.
 oom_limit_kb=1000000
 run_limited() { # ARGS...: run_tool under the limit
     rc=0
     (ulimit -v "$oom_limit_kb" && valgrind --tool=racepred "$@") >"$tmp/out" 2>"$tmp/err" || rc=$?
 }
-(ulimit -v "$oom_limit_kb" && "$progs/oom_alloc") >"$tmp/native.out" 2>/dev/null
-native_rc=$?
-run_limited -q "$progs/oom_alloc"
-if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ]; then
-    pass "oom_alloc: malloc fails as natively under ulimit -v (exit code $rc)"
+native_limited() { # ARGS...: the program natively under the limit
+    native_rc=0
+    (ulimit -v "$oom_limit_kb" && "$progs/oom_alloc" "$@") >"$tmp/native.out" 2>/dev/null || native_rc=$?
+}
+native_limited big
+run_limited -q "$progs/oom_alloc" big
+if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ] &&
+    grep -qx "4 GiB request: refused" "$tmp/out"; then
+    pass "oom_alloc big: malloc refuses as natively under ulimit -v (exit code $rc)"
 else
-    fail "oom_alloc: exit code $rc (native $native_rc), or different stdout, or stderr output"
+    fail "oom_alloc big: exit code $rc (native $native_rc), or different stdout, or stderr output"
     cat "$tmp/err"
 fi
-(ulimit -v "$oom_limit_kb" && "$progs/oom_alloc" touch) >"$tmp/native.out" 2>/dev/null
-native_rc=$?
-run_limited -q "$progs/oom_alloc" touch
-if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ]; then
-    pass "oom_alloc touch: the tool outlasted the program (exit code $rc)"
-elif [ "$rc" -eq 1 ] && grep -q "Valgrind's memory management: out of memory" "$tmp/err" &&
-    grep -q "Valgrind cannot continue" "$tmp/err" && ! grep -q "impossible" "$tmp/err" &&
-    [ ! -s "$tmp/out" ]; then
-    pass "oom_alloc touch: the tool ran out first, with Valgrind's message (exit code 1)"
-else
-    fail "oom_alloc touch: exit code $rc (native $native_rc), neither the program's output nor the out-of-memory message"
-    tail -n 20 "$tmp/err"
-fi
+for mode in fill touch; do
+    native_limited "$mode"
+    run_limited -q "$progs/oom_alloc" "$mode"
+    if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+        pass "oom_alloc $mode: the program's malloc failed first, output as natively"
+    elif [ "$rc" -eq 1 ] && grep -q "Valgrind's memory management: out of memory" "$tmp/err" &&
+        grep -q "Valgrind cannot continue" "$tmp/err" && ! grep -q "impossible" "$tmp/err" &&
+        [ ! -s "$tmp/out" ]; then
+        pass "oom_alloc $mode: the tool ran out first, with Valgrind's message (exit code 1)"
+    else
+        fail "oom_alloc $mode: exit code $rc (native $native_rc), neither the native output nor the out-of-memory message"
+        tail -n 20 "$tmp/err"
+    fi
+done
 
 # The number N in "suppressed: N from M" of the error summary, or nothing.
 suppressed_count() {
