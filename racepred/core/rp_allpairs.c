@@ -10,7 +10,9 @@
 
 /* One access as a granule remembers it, 32 bytes.  `bits` packs the
  * reference (the event id in location mode, the index into events in
- * all-pairs mode), the write bit and the byte mask. */
+ * all-pairs mode), the access's size when it may have twins (1..8: it
+ * lies in this granule; 0: it does not, no twins), the write bit and the
+ * byte mask. */
 typedef struct ap_cell {
     uint64_t bits;         /* ref (bits 0-54) | is_write << 55 | mask << 56 */
     uint64_t site;
@@ -20,9 +22,10 @@ typedef struct ap_cell {
     uint32_t tag;
 } ap_cell;
 
-#define CELL_REF_BITS 55
+#define CELL_REF_BITS 51
 #define CELL_REF_MAX (((uint64_t)1 << CELL_REF_BITS) - 1)
-#define CELL_WRITE ((uint64_t)1 << CELL_REF_BITS)
+#define CELL_SIZE_SHIFT 51
+#define CELL_WRITE ((uint64_t)1 << 55)
 #define CELL_MASK_SHIFT 56
 
 static inline uint64_t cell_ref(const ap_cell *c)
@@ -33,6 +36,11 @@ static inline uint64_t cell_ref(const ap_cell *c)
 static inline uint8_t cell_mask(const ap_cell *c)
 {
     return (uint8_t)(c->bits >> CELL_MASK_SHIFT);
+}
+
+static inline uint32_t cell_twin_size(const ap_cell *c)
+{
+    return (uint32_t)(c->bits >> CELL_SIZE_SHIFT) & 0xF;
 }
 
 static inline bool cell_is_write(const ap_cell *c)
@@ -337,6 +345,13 @@ static void note_race(rp_allpairs *p, const rp_allpairs_access *a, uint64_t gran
     uint64_t base = granule << RP_SHADOW_GRANULE_BITS;
     ap_pending *q = pending_for(p, a->e, c);
     uint64_t lo = base + lowest_byte(cell_mask(c)), hi = base + highest_byte(cell_mask(c));
+    /* A cell shared by twins: the earlier access is one of them, of the
+     * twins' size, on the racy bytes. */
+    uint32_t twin_size = cell_twin_size(c);
+    if (twin_size != 0 && hi - lo + 1 > twin_size) {
+        lo = base + lowest_byte(both);
+        hi = lo + twin_size - 1;
+    }
     q->observed = a->hb != NULL ? c->hb_clock > vc_get(a->hb, c->tid)
                                 : p->config.observed_without_hb;
     q->partner_lo = lo < q->partner_lo ? lo : q->partner_lo;
@@ -426,6 +441,30 @@ static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
         note_race(p, a, granule, c, both);
 }
 
+static uint32_t bytes_in(uint8_t mask)
+{
+    return (uint32_t)__builtin_popcount(mask);
+}
+
+/* Whether the bytes of mask are one run. */
+static bool contiguous(uint8_t mask)
+{
+    uint32_t run = (uint32_t)mask >> lowest_byte(mask);
+    return (run & (run + 1)) == 0;
+}
+
+/* A cell the access could share (rp_allpairs.h, twins): another instance
+ * of the same instruction in the same epoch, thread, kind and tag, of the
+ * same size, both within this granule, their bytes together one run. */
+static bool is_twin(const ap_cell *c, const rp_allpairs_access *a, uint8_t mask)
+{
+    return cell_twin_size(c) == a->e->size && bytes_in(mask) == a->e->size
+           && c->site == a->e->site && c->tid == a->e->tid
+           && c->clock == a->clock && c->tag == a->tag && c->hb_clock == a->hb_clock
+           && cell_is_write(c) == (a->e->kind == RP_EV_WRITE)
+           && contiguous(cell_mask(c) | mask);
+}
+
 /* One granule of an access: races with the unordered conflicting cells,
  * eviction of the bytes `mask` from the ordered cells (all of them for a
  * write, reads only for a read; unless the detector objects), the access's
@@ -437,6 +476,7 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
     bool is_write = a->e->kind == RP_EV_WRITE;
     ap_cells *cells = s->cells;
     uint32_t n = cells == NULL ? 0 : cells->n, kept = 0;
+    uint32_t twin = NO_INDEX;
     for (uint32_t i = 0; i < n; i++) {
         ap_cell *c = &cells->cell[i];
         uint8_t cmask = cell_mask(c);
@@ -455,15 +495,28 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
         }
         if (kept != i)
             cells->cell[kept] = *c;
+        if (is_twin(&cells->cell[kept], a, mask))
+            twin = kept;
         kept++;
     }
     if (cells != NULL)
         cells->n = kept;
+    if (twin != NO_INDEX && !p->env.all_pairs) {
+        ap_cell *c = &cells->cell[twin];
+        c->bits = a->e->id | (uint64_t)a->e->size << CELL_SIZE_SHIFT
+                  | (is_write ? CELL_WRITE : 0)
+                  | (uint64_t)(cell_mask(c) | mask) << CELL_MASK_SHIFT;
+        return;
+    }
     cells = slot_reserve_one(&p->pool, s);
     ap_cell *cell = &cells->cell[cells->n++];
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
     rp_assert(ref <= CELL_REF_MAX);
-    cell->bits = ref | (is_write ? CELL_WRITE : 0) | (uint64_t)mask << CELL_MASK_SHIFT;
+    /* Only an access within this granule may have twins: its size is then
+     * the number of its bytes here. */
+    uint64_t twin_size = a->e->size <= 8 && a->e->size == bytes_in(mask) ? a->e->size : 0;
+    cell->bits = ref | twin_size << CELL_SIZE_SHIFT | (is_write ? CELL_WRITE : 0)
+                 | (uint64_t)mask << CELL_MASK_SHIFT;
     cell->site = a->e->site;
     cell->tid = a->e->tid;
     cell->clock = a->clock;

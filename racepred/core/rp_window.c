@@ -345,8 +345,35 @@ static bool matches(const rp_event *e, const rp_access *x)
     return rp_event_is_access(e) && e->tid == x->tid && (e->kind == RP_EV_WRITE) == x->is_write;
 }
 
+/* A race-pair cell may stand for several instances of one instruction in
+ * one epoch of its thread (rp_allpairs.h, "twins"), and names the latest.
+ * The instance that touched the racy bytes is that one or an earlier one
+ * of the same thread, site and kind, after the thread's last event that
+ * starts an epoch (release, fork, send); looked for over at most
+ * RP_WINDOW_MARGIN events. */
+static uint64_t racy_instance(const rp_window *w, const rp_race *race)
+{
+    uint64_t id = race->first.id, lo = first_id(w);
+    if (id < lo || id > w->last_id)
+        return race->first.id;
+    const rp_wevent *named = at_id(w, id);
+    for (uint32_t k = 0; k < RP_WINDOW_MARGIN && id >= lo; k++, id--) {
+        const rp_wevent *e = at_id(w, id);
+        if (e->tid != race->first.tid)
+            continue;
+        if (wkind(e) == RP_EV_RELEASE || wkind(e) == RP_EV_RELEASE_SHARED
+            || wkind(e) == RP_EV_FORK || wkind(e) == RP_EV_SYNC_SEND)
+            break;
+        if (e->site_kind == named->site_kind && e->obj < race->addr + race->size
+            && race->addr < e->obj + e->size)
+            return id;
+    }
+    return race->first.id;
+}
+
 static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
 {
+    race->first.id = racy_instance(w, race);
     uint64_t id1 = race->first.id, id2 = race->second.id;
     if (w->count == 0 || id1 >= id2 || id2 > w->last_id || id1 < first_id(w))
         return RP_WOUT_OUT_OF_WINDOW;

@@ -161,8 +161,33 @@ static bool all_pairs_match(rp_event *ev, size_t n, const oracle *o)
     return ok;
 }
 
-/* Location mode: only oracle pairs, and every racy unit (variable or byte)
- * is covered by some report; with `filtered`, the engine drops repeated
+/* Events after which a thread's HB epoch is a new one. */
+static bool ends_epoch(const rp_event *e)
+{
+    return e->kind == RP_EV_RELEASE || e->kind == RP_EV_RELEASE_SHARED
+           || e->kind == RP_EV_FORK || e->kind == RP_EV_SYNC_SEND;
+}
+
+/* Whether the reported pair (first, second) stands for an oracle race: a
+ * location-mode cell stands for every instance of one instruction in one
+ * epoch of its thread (rp_allpairs.h, twins) and names the latest, so some
+ * instance f' — same thread, site and kind, in first's epoch — must race
+ * with second. */
+static bool twin_races(const rp_event *ev, const oracle *o, size_t first, size_t second)
+{
+    for (size_t f = first + 1; f-- > 0;) {
+        if (ev[f].tid != ev[first].tid)
+            continue;
+        if (ends_epoch(&ev[f]))
+            return false;
+        if (ev[f].kind == ev[first].kind && ev[f].site == ev[first].site && o->race[f][second])
+            return true;
+    }
+    return false;
+}
+
+/* Location mode: only oracle pairs (up to twins), and every racy unit
+ * (variable or byte) is covered by some report; with `filtered`, the engine drops repeated
  * accesses first (rp_repeats.h), so event ids are mapped back to positions. */
 static bool location_mode_sound_and_covering(rp_event *ev, size_t n, const oracle *o,
                                              bool per_byte, bool filtered)
@@ -181,7 +206,7 @@ static bool location_mode_sound_and_covering(rp_event *ev, size_t n, const oracl
     for (size_t k = 0; k < log.count; k++) {
         const rp_race *r = &log.races[k];
         size_t first = position_of[r->first.id - 1], second = position_of[r->second.id - 1];
-        if (!o->race[first][second]) {
+        if (!twin_races(ev, o, first, second)) {
             fprintf(stderr, "location mode%s: non-race %zu-%zu\n", filtered ? " (filtered)" : "",
                     first + 1, second + 1);
             ok = false;
