@@ -5,9 +5,11 @@
  * (rp_detector_ops): it may report races that this run did not show
  * (observed = false) and that the detector itself cannot confirm.  Every
  * event is then appended to a ring of the last `capacity` events, 24 bytes
- * each (object, site and kind, thread, size; the id is implicit).  With
- * only non-predictive detectors (hb alone, the default fast path) there is
- * no window and no per-event cost.
+ * each (object, site and kind, thread, size; the id is implicit), except
+ * the repeated reads the engine drops (rp_repeats.h says why a witness
+ * does not need them; repeated writes are kept).  With only
+ * non-predictive detectors (hb alone) there is no window and no per-event
+ * cost.
  *
  * When such a detector reports a pair (e1, e2) with !observed &&
  * !confirmed, rp_window_confirm tries to build a witness:
