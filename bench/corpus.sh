@@ -3,7 +3,7 @@
 # packages (issue 7).  One command, not part of `make check`:
 #
 #   bench/corpus.sh [--tools="racepred helgrind drd"] [--size-mb=N] [--timeout=S]
-#                   [--out=DIR] [--only="pigz pbzip2 xz zstd sqlite3 memcached redis"]
+#                   [--out=DIR] [--only="pigz pbzip2 xz zstd sqlite3 sort memcached redis"]
 #                   [--detectors=LIST | --every-detector] [--memcached=PATH]
 #
 # --detectors=hb,wcp,... adds one racepred run per detector (--detector=D,
@@ -21,7 +21,7 @@
 # detectors, --error-exitcode not set, so the program's own exit status
 # must come out), each with a timeout (a timeout is a failure).  The output
 # is compared with the native one (compressors: compressed bytes and the
-# decompressed round trip; sqlite3: the query results; memcached: every
+# decompressed round trip; sqlite3, sort: the output; memcached: every
 # answer checked by the client; redis: the counters and list lengths the
 # benchmark left, and that its I/O threads did work).  Prints a table:
 # program, tool, result, wall time, CPU time, peak RSS, errors and contexts
@@ -58,7 +58,7 @@ for a in "$@"; do
     *) usage ;;
     esac
 done
-[ -n "$only" ] || only="pigz pbzip2 xz zstd sqlite3 memcached redis"
+[ -n "$only" ] || only="pigz pbzip2 xz zstd sqlite3 sort memcached redis"
 for d in $detectors; do
     case $d in
     hb|shb|lockset|wcp|dc|wdc|sdp|wdp) tools="$tools racepred:$d" ;;
@@ -217,6 +217,25 @@ for t in $tools; do
     run sqlite3 "$t" "sqlite3.$t.out" sqlite3 "sq.$t.db" ".read sqlite.sql"
     cmp -s sqlite3.native.out "sqlite3.$t.out"; same=$?
     record sqlite3 "$t" "$(verdict $nrc $same)"
+done
+fi
+
+# --- GNU sort --parallel=2: a threaded merge of 300,000 lines -------------
+# sort starts its merge threads only for 2^17 lines or more per thread
+# (SUBTHREAD_LINES_HEURISTIC; 1 clone natively here, strace -f); -S keeps
+# the buffer, whose every byte the tool shadows, at 32 MB.
+if want sort; then
+python3 - > lines.txt <<'PY'
+import random
+r = random.Random(3)
+print('\n'.join('%08d %s' % (r.randint(0, 10**8), 'x' * (i % 7)) for i in range(300000)))
+PY
+run sort native sort.native.out sort --parallel=2 -S 32M lines.txt; nrc=$rc
+record sort native "$([ $nrc = 0 ] && echo ok || echo "FAIL native exit $nrc")"
+for t in $tools; do
+    run sort "$t" "sort.$t.out" sort --parallel=2 -S 32M lines.txt
+    cmp -s sort.native.out "sort.$t.out"; same=$?
+    record sort "$t" "$(verdict $nrc $same)"
 done
 fi
 
