@@ -497,8 +497,12 @@ static void scan_thread(m2_scan *s, uint32_t e1, rp_tid_t p, rp_u64vec *races)
             rcone_close(f, s->X, p1, p);
             started = true;
         }
-        if (tc_in(f, s->X, e2))
+        if (tc_in(f, s->X, e2)) {
+            /* X holds a prefix of p: skip the rest of it at once */
+            cursor_skip_to(&s->cur, s->X[p] < tc_thread_len(f, p)
+                                        ? tc_thread_event(f, p, s->X[p]) : UINT32_MAX);
             continue;
+        }
         tc_join(f, s->X, e2);
         rcone_close(f, s->X, p1, p);
         if (tc_in(f, s->X, e1))

@@ -229,11 +229,13 @@ void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t,
                   bool earlier_too)
 {
     const rp_event *ea = &c->log[a];
-    if (ea->size > cur->cap) {
-        cur->cap = ea->size;
-        cur->pos = rp_realloc("rp.offline.cursor", cur->pos, 3 * (size_t)cur->cap * sizeof *cur->pos);
+    if (ea->size > cur->cap || cur->pos == NULL) {
+        cur->cap = ea->size > 1 ? ea->size : 1;
+        cur->pos = rp_realloc("rp.offline.cursor", cur->pos,
+                              3 * (size_t)cur->cap * sizeof *cur->pos);
     }
     cur->c = c;
+    cur->t = t;
     cur->n = ea->size;
     cur->list = ea->kind == RP_EV_WRITE ? c->acc : c->wr;
     uint32_t *end = cur->pos + cur->cap, *limit = end + cur->cap;
@@ -250,6 +252,16 @@ void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t,
         end[k] = off[s] + (uint32_t)lower_bound_u64(l, len, (uint64_t)(t + 1) << 32);
         limit[k] = at < nf ? f[at] : UINT32_MAX;
     }
+}
+
+void cursor_skip_to(rp_cursor *cur, uint32_t from)
+{
+    uint32_t *end = cur->pos + cur->cap;
+    uint64_t key = (uint64_t)cur->t << 32 | from;
+    for (uint32_t k = 0; k < cur->n; k++)
+        if (cur->pos[k] < end[k] && cur->list[cur->pos[k]] < key)
+            cur->pos[k] += (uint32_t)lower_bound_u64(cur->list + cur->pos[k],
+                                                     end[k] - cur->pos[k], key);
 }
 
 uint32_t cursor_next(rp_cursor *cur)

@@ -76,6 +76,7 @@ typedef struct rp_cursor {
     const uint64_t *list;
     uint32_t *pos;          /* per byte of a: pos, then end, then limit */
     uint32_t n, cap;
+    rp_tid_t t;
 } rp_cursor;
 
 void cursor_init(rp_cursor *cur);
@@ -83,6 +84,8 @@ void cursor_free(rp_cursor *cur);
 void cursor_start(rp_cursor *cur, const rp_conflicts *c, uint32_t a, rp_tid_t t,
                   bool earlier_too);
 uint32_t cursor_next(rp_cursor *cur);
+/* Skips the candidates before log index `from` (O(size · log)). */
+void cursor_skip_to(rp_cursor *cur, uint32_t from);
 
 /* Pairs found: (second << 32 | first << 1 | confirmed). */
 static inline void offline_add_race(rp_u64vec *races, uint32_t first, uint32_t second,
