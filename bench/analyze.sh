@@ -12,6 +12,9 @@
 #   DETECTORS="hb shb wcp syncp osr m2"
 #   M2_MAX=100000            m2 only on traces up to this length (quadratic)
 #   REPS=3 RAPID_REPS=1      runs per cell; the median CPU time is reported
+#   RAPID_ENGINES="HB SHB WCP SyncPreserving"  (SyncPreserving needs ~2 GB per
+#                            10^6 events; empty: no RAPID)
+#   NAME=analyze             output files bench/out/NAME.csv and NAME.md
 #   TIMEOUT=600              seconds per run; a slower run is reported as such
 #   RAPID_SRC=DIR            a RAPID checkout (github.com/umangm/rapid); default
 #                            the fetched mirror /work/.mirror/umangm+rapid/repo,
@@ -33,6 +36,8 @@ REPS=${REPS:-3}
 RAPID_REPS=${RAPID_REPS:-1}
 TIMEOUT=${TIMEOUT:-600}
 RAPID_SRC=${RAPID_SRC:-/work/.mirror/umangm+rapid/repo}
+RAPID_ENGINES=${RAPID_ENGINES-"HB SHB WCP SyncPreserving"}
+NAME=${NAME:-analyze}
 out=$top_srcdir/bench/out
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -88,7 +93,7 @@ measure() {
         echo "$rss" >> "$tmp/rsss"
     done
     if [ "$status" != ok ]; then
-        echo "$tool,$engine,$events,$status,,,," >> "$out/analyze.csv"
+        echo "$tool,$engine,$events,$status,,,," >> "$out/$NAME.csv"
         return
     fi
     c=$(median < "$tmp/cpus")
@@ -98,10 +103,10 @@ measure() {
     else
         found="$(sed -n "s/Number of 'racy' events found = //p" "$tmp/stdout" | tail -1) racy events"
     fi
-    echo "$tool,$engine,$events,ok,$c,$(awk -v e="$events" -v c="$c" 'BEGIN { printf "%.0f", (c > 0) ? e / c : 0 }'),$((m / 1024)),$found" >> "$out/analyze.csv"
+    echo "$tool,$engine,$events,ok,$c,$(awk -v e="$events" -v c="$c" 'BEGIN { printf "%.0f", (c > 0) ? e / c : 0 }'),$((m / 1024)),$found" >> "$out/$NAME.csv"
 }
 
-echo "tool,engine,events,status,cpu_s,events_per_s,peak_rss_mib,found" > "$out/analyze.csv"
+echo "tool,engine,events,status,cpu_s,events_per_s,peak_rss_mib,found" > "$out/$NAME.csv"
 rapid=no
 build_rapid && rapid=yes
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -113,7 +118,7 @@ for n in $SIZES; do
         measure racepred "$d" "$n" "$REPS" "$analyze" --detector="$d" --summary=yes "$trace"
     done
     if [ "$rapid" = yes ]; then
-        for e in HB SHB WCP SyncPreserving; do
+        for e in $RAPID_ENGINES; do
             measure rapid "$e" "$n" "$RAPID_REPS" java -cp "$rapid_cp" "$e" -f std -p "$trace"
         done
     fi
@@ -127,8 +132,8 @@ done
     echo
     echo "| tool | engine | events | CPU s | events/s | peak RSS MiB | found |"
     echo "|---|---|---:|---:|---:|---:|---|"
-    tail -n +2 "$out/analyze.csv" | awk -F, '{
+    tail -n +2 "$out/$NAME.csv" | awk -F, '{
         if ($4 != "ok") printf "| %s | %s | %s | %s | | | |\n", $1, $2, $3, $4;
         else printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $5, $6, $7, $8 }'
-} > "$out/analyze.md"
-cat "$out/analyze.md"
+} > "$out/$NAME.md"
+cat "$out/$NAME.md"
