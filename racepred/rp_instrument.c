@@ -289,7 +289,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     const VexArchInfo *archinfo_host,
                     IRType gWordTy, IRType hWordTy)
 {
-    Bool want_branches = rp_engine_needs_branches(rp_tool_engine);
+    Bool want_branches = rp_tool_engine != NULL && rp_engine_needs_branches(rp_tool_engine);
     Bool instrumenting = False;
     Addr site = 0;
     IRSB *sb_out;

@@ -13,9 +13,11 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
 
 #include "rp_errors.h"
 #include "rp_filter.h"
@@ -32,6 +34,13 @@
 #define RP_DEFAULT_DETECTORS "hb,wcp"
 
 rp_engine *rp_tool_engine;
+ULong rp_tool_max_memory;
+Bool rp_tool_stop_requested;
+
+/* --max-memory=N (MiB); -1 until given: then half the address-space limit
+ * the program runs under, if any (Valgrind, the program and racepred share
+ * it: detection gives way before the program's own allocations fail). */
+static Long clo_max_memory_mb = -1;
 
 static const HChar *clo_detectors = RP_DEFAULT_DETECTORS;
 /* --window: events kept to confirm predicted races (core/rp_window.h). */
@@ -93,6 +102,7 @@ static Bool process_option(const HChar *arg)
                           RP_WINDOW_MAX) {
     } else if VG_BINT_CLO(arg, "--cs-sections", clo_cs_sections, 0, 0xFFFFFFFFLL) {
     } else if VG_BINT_CLO(arg, "--cs-bytes", clo_cs_bytes, 0, 1LL << 40) {
+    } else if VG_BINT_CLO(arg, "--max-memory", clo_max_memory_mb, 0, 1LL << 30) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
@@ -132,6 +142,9 @@ static void print_usage(void)
 "                              detector, 0 for no bound [%d]\n",
         RP_CS_SECTIONS_DEFAULT, RP_CS_BYTES_DEFAULT);
     VG_(printf)(
+"    --max-memory=N            MiB of shadow memory after which race detection\n"
+"                              stops and the program runs on, 0 for no bound\n"
+"                              [half the address-space limit, if any]\n"
 "    --bench-floor=no|yes       benchmarks only: accesses call an empty helper,\n"
 "                              nothing is detected (the instrumentation's own\n"
 "                              cost) [no]\n"
@@ -147,10 +160,28 @@ static void print_debug_usage(void)
     VG_(printf)("    (none)\n");
 }
 
+/* Valgrind's vki headers name RLIMIT_DATA but not RLIMIT_AS, which is 9
+ * on Linux on every architecture. */
+#ifndef VKI_RLIMIT_AS
+#define VKI_RLIMIT_AS 9
+#endif
+
+/* The default of --max-memory: half of RLIMIT_AS, or no bound. */
+static ULong default_max_memory(void)
+{
+    struct vki_rlimit lim;
+
+    if (VG_(getrlimit)(VKI_RLIMIT_AS, &lim) != 0 || lim.rlim_cur == VKI_RLIM_INFINITY)
+        return 0;
+    return lim.rlim_cur / 2;
+}
+
 static void post_clo_init(void)
 {
     rp_detector_env env;
 
+    rp_tool_max_memory = clo_max_memory_mb >= 0 ? (ULong)clo_max_memory_mb << 20
+                                                : default_max_memory();
     VG_(memset)(&env, 0, sizeof env);
     env.report = rp_errors_report;
     env.report_ctx = NULL;
@@ -167,25 +198,44 @@ static void post_clo_init(void)
     rp_wreport_init(rp_engine_window(rp_tool_engine));
 }
 
-static void fini(Int exitcode)
+/* The end of detection (at exit, or over --max-memory): the detectors'
+ * last reports and the engine's summaries, then the engine goes. */
+static void finish_detection(void)
 {
-    (void)exitcode;
     rp_engine_finish(rp_tool_engine);
-    rp_record_finish();
-    rp_sarif_finish();
-    rp_clientreq_check_preload();
     rp_wreport_summary(rp_engine_window(rp_tool_engine));
-    rp_wreport_dropped(&cs_limits);
-    if (rp_errors_unconfirmed > 0 && !rp_errors_show_unconfirmed && !VG_(clo_xml))
-        VG_(umsg)("racepred: %llu predicted race reports not shown: no witness "
-                  "confirms them (--show-unconfirmed=yes shows them)\n",
-                  rp_errors_unconfirmed);
     if (VG_(clo_verbosity) > 1)
         VG_(umsg)("racepred: %llu events from %u threads; %llu repeated "
                   "accesses dropped\n",
                   (ULong)rp_engine_event_count(rp_tool_engine),
                   (UInt)rp_threads_count(),
                   (ULong)rp_engine_repeats_dropped(rp_tool_engine));
+    rp_engine_destroy(rp_tool_engine);
+    rp_tool_engine = NULL;
+}
+
+void rp_tool_stop_detection(void)
+{
+    VG_(umsg)("racepred: shadow memory reached %llu MiB (--max-memory=%llu): race "
+              "detection stops here and the program runs on; the races reported "
+              "so far stand\n", rp_tool_bulk_bytes() >> 20, rp_tool_max_memory >> 20);
+    rp_tool_stop_requested = False;
+    finish_detection();
+}
+
+static void fini(Int exitcode)
+{
+    (void)exitcode;
+    if (rp_tool_engine != NULL)
+        finish_detection();
+    rp_record_finish();
+    rp_sarif_finish();
+    rp_clientreq_check_preload();
+    rp_wreport_dropped(&cs_limits);
+    if (rp_errors_unconfirmed > 0 && !rp_errors_show_unconfirmed && !VG_(clo_xml))
+        VG_(umsg)("racepred: %llu predicted race reports not shown: no witness "
+                  "confirms them (--show-unconfirmed=yes shows them)\n",
+                  rp_errors_unconfirmed);
 }
 
 static void pre_clo_init(void)

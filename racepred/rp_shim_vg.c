@@ -13,6 +13,7 @@
 #include "pub_tool_mallocfree.h"
 
 #include "rp_shim.h"
+#include "rp_tool.h"
 
 void *rp_malloc(const char *cost_centre, size_t n)
 {
@@ -32,6 +33,27 @@ void *rp_realloc(const char *cost_centre, void *p, size_t n)
 void rp_free(void *p)
 {
     VG_(free)(p);
+}
+
+/* The core's bulk memory against --max-memory: over it, detection stops at
+ * the next event (rp_tool_emit), never inside a detector. */
+static ULong bulk_bytes;
+
+void rp_bulk_alloc(size_t bytes)
+{
+    bulk_bytes += bytes;
+    if (rp_tool_max_memory != 0 && bulk_bytes > rp_tool_max_memory)
+        rp_tool_stop_requested = True;
+}
+
+void rp_bulk_free(size_t bytes)
+{
+    bulk_bytes -= bytes;
+}
+
+ULong rp_tool_bulk_bytes(void)
+{
+    return bulk_bytes;
 }
 
 void rp_memset(void *dst, int c, size_t n)

@@ -12,8 +12,19 @@
 #include "rp_engine.h"
 #include "rp_record.h"
 
-/* The engine every event goes to (rp_main.c). */
+/* The engine every event goes to (rp_main.c); NULL before the options are
+ * parsed and after detection stopped. */
 extern rp_engine *rp_tool_engine;
+
+/* --max-memory in bytes (0: no bound), the core's bulk memory now
+ * (rp_shim_vg.c), and whether it went over the bound. */
+extern ULong rp_tool_max_memory;
+extern Bool rp_tool_stop_requested;
+ULong rp_tool_bulk_bytes(void);
+
+/* Over --max-memory: reports what the detectors have, frees them and
+ * lets the program run on undetected, saying so once (rp_main.c). */
+void rp_tool_stop_detection(void);
 
 /* Hands one event to the engine.  Events may arrive before the engine
  * exists (the root thread is created before the options are parsed);
@@ -26,6 +37,10 @@ static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
 
     if (rp_tool_engine == NULL)
         return;
+    if (UNLIKELY(rp_tool_stop_requested)) {
+        rp_tool_stop_detection();
+        return;
+    }
     rp_engine_event(rp_tool_engine, &e);
     if (rp_record_enabled)
         rp_record_event(&e);

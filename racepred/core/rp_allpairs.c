@@ -176,6 +176,7 @@ static ap_cells *pool_alloc(ap_pool *p, uint32_t cap_log)
         if (p->bump_left < bytes) {
             p->blocks = grow_for_one(p->blocks, p->n_blocks, &p->cap_blocks, sizeof(void *));
             p->bump = rp_malloc("rp.allpairs.cells", POOL_BLOCK_BYTES);
+            rp_bulk_alloc(POOL_BLOCK_BYTES);
             p->blocks[p->n_blocks++] = p->bump;
             p->bump_left = POOL_BLOCK_BYTES;
         }
@@ -200,8 +201,10 @@ static void pool_free(ap_pool *p, ap_cells *cells)
 
 static void pool_fini(ap_pool *p)
 {
-    for (uint32_t i = 0; i < p->n_blocks; i++)
+    for (uint32_t i = 0; i < p->n_blocks; i++) {
         rp_free(p->blocks[i]);
+        rp_bulk_free(POOL_BLOCK_BYTES);
+    }
     rp_free(p->blocks);
 }
 

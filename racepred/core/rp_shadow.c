@@ -25,16 +25,22 @@ void shadow_init(rp_shadow *s, size_t slot_size)
     cache_clear(s);
 }
 
+static size_t chunk_bytes(const rp_shadow *s)
+{
+    return RP_SHADOW_CHUNK_GRANULES * s->slot_size;
+}
+
 static void free_chunk(void *ctx, uint64_t chunk, void *slots)
 {
-    (void)ctx;
+    const rp_shadow *s = ctx;
     (void)chunk;
     rp_free(slots);
+    rp_bulk_free(chunk_bytes(s));
 }
 
 void shadow_fini(rp_shadow *s)
 {
-    u64map_for_each(&s->chunks, free_chunk, NULL);
+    u64map_for_each(&s->chunks, free_chunk, s);
     u64map_free(&s->chunks);
     cache_clear(s);
 }
@@ -72,6 +78,7 @@ void *shadow_slot_slow(rp_shadow *s, uint64_t granule)
     uint8_t *slots = u64map_get(&s->chunks, chunk);
     if (slots == NULL) {
         slots = rp_calloc("rp.shadow.chunk", RP_SHADOW_CHUNK_GRANULES, s->slot_size);
+        rp_bulk_alloc(chunk_bytes(s));
         u64map_put(&s->chunks, chunk, slots);
     }
     rp_shadow_cache_entry *c = shadow_cache_entry(s, chunk);
@@ -132,6 +139,7 @@ static void free_covered_chunk(rp_shadow *s, uint64_t chunk, uint8_t *slots)
         c->slots = NULL;
     }
     rp_free(slots);
+    rp_bulk_free(chunk_bytes(s));
 }
 
 static void clear_chunk_if_in_range(const clear_request *r, uint64_t chunk, uint8_t *slots)

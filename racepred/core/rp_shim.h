@@ -28,6 +28,11 @@ int rp_memcmp(const void *a, const void *b, size_t n);
 size_t rp_strlen(const char *s);
 int rp_strcmp(const char *a, const char *b);
 
+/* The core's bulk memory (shadow chunks, race-pair cell pools) grew or
+ * shrank by `bytes`: the host may bound it (the tool's --max-memory). */
+void rp_bulk_alloc(size_t bytes);
+void rp_bulk_free(size_t bytes);
+
 /* printf-style diagnostics to the host's error channel. */
 void rp_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -183,6 +183,9 @@ for mode in fill touch; do
     run_limited -q "$progs/oom_alloc" "$mode"
     if [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" && [ ! -s "$tmp/err" ]; then
         pass "oom_alloc $mode: the program's malloc failed first, output as natively"
+    elif [ "$rc" -eq "$native_rc" ] && cmp -s "$tmp/native.out" "$tmp/out" &&
+        [ "$(grep -c . "$tmp/err")" -eq 1 ] && grep -q 'race detection stops here and the program runs on' "$tmp/err"; then
+        pass "oom_alloc $mode: detection stopped at the default --max-memory (half of ulimit -v), output as natively"
     elif [ "$rc" -eq 1 ] && grep -q "Valgrind's memory management: out of memory" "$tmp/err" &&
         grep -q "Valgrind cannot continue" "$tmp/err" && ! grep -q "impossible" "$tmp/err" &&
         [ ! -s "$tmp/out" ]; then
@@ -308,6 +311,17 @@ if [ "$rc" -ne 0 ] && grep -q 'Bad option: --history-level=most' "$tmp/err"; the
     pass "--history-level=most rejected (exit code $rc)"
 else
     fail "--history-level=most: exit code $rc"
+    cat "$tmp/err"
+fi
+
+# --max-memory: over the bound, detection stops with one line, the races
+# found before it stand, and the program runs on as natively.
+run_tool -q --max-memory=1 "$progs/racy_counter"
+if [ "$rc" -eq 0 ] && grep -q 'shadow memory reached [0-9]* MiB (--max-memory=1): race detection stops here' "$tmp/err" &&
+    grep -qx 'counter=2' "$tmp/out"; then
+    pass "--max-memory=1: detection stops with one line, the program runs on"
+else
+    fail "--max-memory=1: exit code $rc"
     cat "$tmp/err"
 fi
 
