@@ -485,7 +485,8 @@ static void stats_summary(const options *opt, file_stats *st, const race_lines *
 static void run_trace(const options *opt, const char *prefix, rp_trace *trace, file_stats *st)
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
-    rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, !opt->all_pairs };
+    rp_detector_env env = { .report = collect_race, .report_ctx = &races,
+                            .all_pairs = opt->all_pairs, .skip_repeats = !opt->all_pairs };
     rp_engine *eng = rp_engine_create(opt->detectors, &env, NULL);
     for (uint32_t i = 0; i < trace->n_events; i++) {
         stats_event(opt, st, &trace->events[i]);
@@ -549,7 +550,8 @@ static bool run_binary(const options *opt, const char *path, const char *prefix,
                        const char *data, size_t len, file_stats *st)
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
-    rp_detector_env env = { collect_race, &races, opt->all_pairs, 0, !opt->all_pairs };
+    rp_detector_env env = { .report = collect_race, .report_ctx = &races,
+                            .all_pairs = opt->all_pairs, .skip_repeats = !opt->all_pairs };
     rp_bt_reader reader;
     rp_bt_status status = RP_BT_ERROR;
     if (rp_bt_reader_init(&reader, data, len)) {

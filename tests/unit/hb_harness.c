@@ -22,7 +22,7 @@ static void log_race(void *ctx, const rp_race *race)
 void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t n,
                  race_log *log)
 {
-    rp_detector_env env = { log_race, log, all_pairs, 0 };
+    rp_detector_env env = { .report = log_race, .report_ctx = log, .all_pairs = all_pairs };
     rp_engine *eng = rp_engine_create(detectors, &env, NULL);
     for (size_t i = 0; i < n; i++)
         rp_engine_event(eng, &events[i]);
@@ -85,6 +85,16 @@ const char *harness_traces_dir(void)
 {
     const char *dir = getenv("TRACES_DIR");
     return dir != NULL && dir[0] != '\0' ? dir : TRACES_DIR;
+}
+
+uint64_t rng_state;
+
+uint32_t rnd(uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state % n);
 }
 
 rp_event harness_event(rp_event_kind kind, rp_tid_t tid, uint64_t obj, uint32_t size)

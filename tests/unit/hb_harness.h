@@ -39,6 +39,11 @@ char *harness_read_file(const char *path, size_t *len);
 /* $TRACES_DIR, else the compile-time TRACES_DIR. */
 const char *harness_traces_dir(void);
 
+/* The random tests' generator (xorshift64): seed rng_state, then rnd(n)
+ * gives 0 .. n-1. */
+extern uint64_t rng_state;
+uint32_t rnd(uint32_t n);
+
 /* Builds an event by hand (id is assigned by the engine). */
 rp_event harness_event(rp_event_kind kind, rp_tid_t tid, uint64_t obj, uint32_t size);
 

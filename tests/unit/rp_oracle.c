@@ -416,7 +416,7 @@ static rp_event to_event(const o_event *e)
 
 static void run_detector(const char *name, const o_trace *tr, pair_set out, bool all_pairs)
 {
-    rp_detector_env env = { collect, out, all_pairs, 0 };
+    rp_detector_env env = { .report = collect, .report_ctx = out, .all_pairs = all_pairs };
     char *bad = NULL;
     rp_engine *eng = rp_engine_create(name, &env, &bad);
     if (eng == NULL) {

@@ -319,7 +319,7 @@ void predict_run(const char *detector, uint64_t seed, unsigned count, bool compl
         uint32_t n = gen_trace(ev, &nt, shared);
         brute_force(&o, ev, n);
         memset(&c, 0, sizeof c);
-        rp_detector_env env = { collect, &c, true };
+        rp_detector_env env = { .report = collect, .report_ctx = &c, .all_pairs = true };
         rp_engine *eng = rp_engine_create(detector, &env, NULL);
         for (uint32_t i = 0; i < n; i++) {
             rp_event e = ev[i];

@@ -380,7 +380,7 @@ static void count_race(void *ctx, const rp_race *race)
  * byte of it: out of memory.  Now its cost does not depend on its size. */
 static void test_huge_forget_offline(void **state)
 {
-    rp_detector_env env = { count_race, NULL, true, 0 };
+    rp_detector_env env = { .report = count_race, .all_pairs = true };
     rp_engine *eng = rp_engine_create("syncp,m2,osr", &env, NULL);
     rp_event ev[] = {
         { 0, 0x1010, 1, 0, 8, RP_EV_WRITE },

@@ -44,16 +44,6 @@
 #define BYTE_TRACES 6000
 #define BYTE_BASE 0x1000u
 
-static uint64_t rng_state;
-
-static uint32_t rnd(uint32_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state % n);
-}
-
 /* ---- oracle ------------------------------------------------------------ */
 
 typedef struct oracle {

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "hb_harness.h"
 #include "rp_detector.h"
 #include "rp_engine.h"
 
@@ -79,16 +80,6 @@ static void test_other_thread_sync_and_forget_end_repeats(void **state)
 }
 
 /* ---- random runs ------------------------------------------------------------ */
-
-static uint64_t rng_state;
-
-static uint32_t rnd(uint32_t n)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state % n);
-}
 
 typedef struct run {
     rp_event ev[MAX_EVENTS];

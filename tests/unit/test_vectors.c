@@ -79,7 +79,7 @@ static void print_pairs(const char *label, const rp_trace_pair *pairs, uint32_t 
 /* Runs one detector on a parsed trace in all-pairs mode. */
 static void run_detector(const char *name, const rp_trace *trace, pair_list *out)
 {
-    rp_detector_env env = { collect_race, out, true, 0 };
+    rp_detector_env env = { .report = collect_race, .report_ctx = out, .all_pairs = true };
     char *bad = NULL;
     rp_engine *eng = rp_engine_create(name, &env, &bad);
     assert_non_null(eng);

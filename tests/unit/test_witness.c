@@ -769,7 +769,7 @@ static void collect(void *ctx, const rp_race *race)
 
 static void run_detector(const char *name, rp_event *ev, uint32_t n, collected *c)
 {
-    rp_detector_env env = { collect, c, true, 0 };
+    rp_detector_env env = { .report = collect, .report_ctx = c, .all_pairs = true };
     rp_engine *eng = rp_engine_create(name, &env, NULL);
     assert_non_null(eng);
     memset(c, 0, sizeof *c);
