@@ -5,8 +5,8 @@
  * symbol name encodes "soname:function" (pub_tool_redir.h's Z-encoding:
  * Zu = _, ZA = @, Za = *, Zd = .).  glibc 2.34 and later define the
  * pthread and C11 thread functions in libc.so.6 only (libpthread.so.0 is
- * an empty stub); a wrapper is bound to libc.so* with a weak alias bound to
- * libpthread.so.0, for older glibcs (Helgrind's trick).
+ * a library with no code of its own); a wrapper is bound to libc.so* with a
+ * weak alias bound to libpthread.so.0, for older glibcs (Helgrind's trick).
  */
 #ifndef RP_PRELOAD_H
 #define RP_PRELOAD_H
