@@ -51,7 +51,8 @@ static uint32_t next_stamp(rp_repeats *r)
     return ++r->last_stamp;
 }
 
-uint32_t repeats_thread_stamp(rp_repeats *r, rp_tid_t tid)
+/* Thread tid's current stamp (growing the table on first use). */
+static uint32_t thread_stamp(rp_repeats *r, rp_tid_t tid)
 {
     if (tid >= r->n_threads) {
         r->stamp = rp_realloc("rp.repeats.stamps", r->stamp, ((size_t)tid + 1) * sizeof(uint32_t));
@@ -64,7 +65,7 @@ uint32_t repeats_thread_stamp(rp_repeats *r, rp_tid_t tid)
 
 static void new_span(rp_repeats *r, rp_tid_t tid)
 {
-    repeats_thread_stamp(r, tid);
+    thread_stamp(r, tid);
     r->stamp[tid] = next_stamp(r);
 }
 
@@ -75,7 +76,7 @@ static void note_access(rp_repeats *r, const rp_event *e)
     uint64_t addr = e->obj, size = e->size;
     if (size == 0)
         return;
-    uint32_t stamp = repeats_thread_stamp(r, e->tid);
+    uint32_t stamp = thread_stamp(r, e->tid);
     uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
     uint64_t last = (addr + (size - 1)) >> RP_SHADOW_GRANULE_BITS;
     if (addr + (size - 1) < addr)

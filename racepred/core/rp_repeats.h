@@ -77,9 +77,6 @@ typedef struct rp_repeats {
 rp_repeats *repeats_create(void);
 void repeats_destroy(rp_repeats *r);
 
-/* Thread tid's current stamp (growing the table on first use). */
-uint32_t repeats_thread_stamp(rp_repeats *r, rp_tid_t tid);
-
 /* Is this access a repeat?  Counts it if so.  Front ends call it on their
  * hot path before building an event; the engine calls it for events. */
 static inline bool repeats_is_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr,

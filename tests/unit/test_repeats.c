@@ -30,12 +30,6 @@
 
 /* ---- what it drops -------------------------------------------------------- */
 
-static rp_event access(rp_event_kind kind, rp_tid_t tid, uint64_t addr, uint32_t size)
-{
-    rp_event e = { .obj = addr, .site = 0, .tid = tid, .size = size, .kind = (uint8_t)kind };
-    return e;
-}
-
 static bool feed(rp_repeats *r, rp_event e)
 {
     if ((e.kind == RP_EV_READ || e.kind == RP_EV_WRITE)
@@ -49,14 +43,14 @@ static void test_drops_only_covered_repeats(void **state)
 {
     (void)state;
     rp_repeats *r = repeats_create();
-    assert_false(feed(r, access(RP_EV_READ, 0, BASE, 4)));
-    assert_true(feed(r, access(RP_EV_READ, 0, BASE, 4)));
-    assert_true(feed(r, access(RP_EV_READ, 0, BASE + 1, 2)));
-    assert_false(feed(r, access(RP_EV_READ, 0, BASE + 4, 4)));    /* other bytes */
-    assert_false(feed(r, access(RP_EV_WRITE, 0, BASE, 4)));       /* stronger */
-    assert_true(feed(r, access(RP_EV_WRITE, 0, BASE, 2)));
-    assert_true(feed(r, access(RP_EV_READ, 0, BASE, 8)));         /* bytes 0-7 read */
-    assert_false(feed(r, access(RP_EV_READ, 0, BASE + 6, 4)));    /* two granules */
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE, 4)));
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE, 4)));
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE + 1, 2)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE + 4, 4)));    /* other bytes */
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, BASE, 4)));       /* stronger */
+    assert_true(feed(r, harness_event(RP_EV_WRITE, 0, BASE, 2)));
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE, 8)));         /* bytes 0-7 read */
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE + 6, 4)));    /* two granules */
     assert_int_equal(r->dropped, 4);
     repeats_destroy(r);
 }
@@ -65,17 +59,17 @@ static void test_other_thread_sync_and_forget_end_repeats(void **state)
 {
     (void)state;
     rp_repeats *r = repeats_create();
-    assert_false(feed(r, access(RP_EV_WRITE, 0, BASE, 8)));
-    assert_false(feed(r, access(RP_EV_READ, 1, BASE, 1)));
-    assert_false(feed(r, access(RP_EV_READ, 0, BASE, 1)));        /* thread 1 was there */
-    assert_true(feed(r, access(RP_EV_READ, 0, BASE, 1)));
-    assert_false(feed(r, access(RP_EV_ACQUIRE, 0, 99, 0)));
-    assert_false(feed(r, access(RP_EV_READ, 0, BASE, 1)));        /* new span */
-    assert_false(feed(r, access(RP_EV_FORGET, 0, BASE, 8)));
-    assert_false(feed(r, access(RP_EV_READ, 0, BASE, 1)));        /* fresh memory */
-    rp_event fork = access(RP_EV_FORK, 1, 0, 0);
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, BASE, 8)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 1, BASE, 1)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE, 1)));        /* thread 1 was there */
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE, 1)));
+    assert_false(feed(r, harness_event(RP_EV_ACQUIRE, 0, 99, 0)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE, 1)));        /* new span */
+    assert_false(feed(r, harness_event(RP_EV_FORGET, 0, BASE, 8)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE, 1)));        /* fresh memory */
+    rp_event fork = harness_event(RP_EV_FORK, 1, 0, 0);
     assert_false(feed(r, fork));
-    assert_false(feed(r, access(RP_EV_READ, 0, BASE, 1)));        /* the child's span moved */
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE, 1)));        /* the child's span moved */
     repeats_destroy(r);
 }
 
@@ -89,7 +83,7 @@ typedef struct run {
 static void add(run *r, rp_event_kind kind, rp_tid_t tid, uint64_t obj, uint32_t size)
 {
     if (r->n < MAX_EVENTS)
-        r->ev[r->n++] = access(kind, tid, obj, size);
+        r->ev[r->n++] = harness_event(kind, tid, obj, size);
 }
 
 /* One burst of thread tid: accesses on two granules, sometimes a lock
