@@ -1,7 +1,9 @@
 /* Malformed client requests: a null object, huge and wrapping sizes, an
  * END without BEGIN, and request numbers in racepred's range that do not
  * exist.  Each kind is reported once, in one line, and ignored; the
- * program runs to its end with its own exit code. */
+ * program runs to its end with its own exit code.  Unaligned objects and
+ * ranges, and a range nothing is mapped at, are legal requests: they are
+ * taken silently. */
 #include <stdio.h>
 #include "racepred.h"
 
@@ -11,6 +13,11 @@ int main(void)
     int i;
 
     for (i = 0; i < 3; i++) {
+        RACEPRED_HAPPENS_BEFORE((char *)&x + 1);
+        RACEPRED_HAPPENS_AFTER((char *)&x + 1);
+        RACEPRED_CLEAN_MEMORY((char *)&x + 1, 3);
+        RACEPRED_BENIGN_RACE((char *)&x + 3, 1);
+        RACEPRED_CLEAN_MEMORY((void *)8, 4096);
         RACEPRED_HAPPENS_BEFORE(NULL);
         RACEPRED_HAPPENS_AFTER(0);
         RACEPRED_CLEAN_MEMORY(&x, (size_t)-1);
