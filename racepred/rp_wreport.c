@@ -22,7 +22,9 @@ static void where(HChar *buf, SizeT size, ULong site, Bool inside)
     VG_(snprintf)(buf, size, "%s %s", inside ? "at" : "after", ip);
 }
 
-/* sep: between the two halves (a newline and indent in text). */
+/* sep: between the two halves (a newline and indent in text).  A
+ * reversed step keeps both sections, in the opposite order to the run; the
+ * other kind leaves the later-running one out of the witness. */
 static void step_text(const rp_witness_step *s, HChar *buf, SizeT size,
                       const HChar *sep)
 {
@@ -30,24 +32,32 @@ static void step_text(const rp_witness_step *s, HChar *buf, SizeT size,
 
     where(mine, sizeof mine, s->site, s->site_inside);
     where(other, sizeof other, s->other_site, s->other_site_inside);
-    VG_(snprintf)(buf, size,
-                  "thread #%u's critical section on lock %#llx %s%srunning before "
-                  "thread #%u's %s",
-                  s->tid + 1, (ULong)s->lock, mine, sep, s->other_tid + 1, other);
+    if (s->reversed)
+        VG_(snprintf)(buf, size,
+                      "thread #%u's critical section on lock %#llx %s%smoved before "
+                      "thread #%u's %s, which the run had first",
+                      s->tid + 1, (ULong)s->lock, mine, sep, s->other_tid + 1, other);
+    else
+        VG_(snprintf)(buf, size,
+                      "thread #%u's critical section on lock %#llx %s%srunning before "
+                      "thread #%u's %s",
+                      s->tid + 1, (ULong)s->lock, mine, sep, s->other_tid + 1, other);
 }
 
 static void head_text(const rp_witness_desc *d, HChar *buf, SizeT size)
 {
+    const HChar *order = d->reordered ? ", reordered" : " in the same order";
+
     if (d->cut <= 1)
         VG_(snprintf)(buf, size,
-                      "Witness (validated): %u of this run's first %llu events "
-                      "in the same order%s", d->kept, (ULong)d->span,
+                      "Witness (validated): %u of this run's first %llu events"
+                      "%s%s", d->kept, (ULong)d->span, order,
                       d->n_steps > 0 ? ", with" : ";");
     else
         VG_(snprintf)(buf, size,
                       "Witness (validated): this run up to event %llu, then %u "
-                      "of its next %llu events in the same order%s",
-                      (ULong)d->cut - 1, d->kept, (ULong)d->span,
+                      "of its next %llu events%s%s",
+                      (ULong)d->cut - 1, d->kept, (ULong)d->span, order,
                       d->n_steps > 0 ? ", with" : ";");
 }
 
@@ -123,13 +133,14 @@ void rp_wreport_summary(const rp_window *w)
     if (VG_(clo_xml))
         return;
     VG_(umsg)("racepred: witnesses (window of %u events): %llu predicted race "
-              "candidates confirmed (%llu with a new witness, %llu by an earlier "
-              "witness of the same code locations), %llu unconfirmed\n",
+              "candidates confirmed (%llu with a new witness, of them %llu "
+              "reversing critical sections; %llu by an earlier witness of the "
+              "same code locations), %llu unconfirmed\n",
               rp_window_capacity(w), confirmed, n[RP_WOUT_CONFIRMED],
-              n[RP_WOUT_CONFIRMED_SITES], unconfirmed);
+              (ULong)rp_window_reversals(w), n[RP_WOUT_CONFIRMED_SITES], unconfirmed);
     if (unconfirmed > 0)
         VG_(umsg)("racepred:   unconfirmed: %llu out of window (dropped), %llu over "
-                  "the budget (dropped), %llu without a sync-preserving witness, "
+                  "the budget (dropped), %llu without a witness, "
                   "%llu not retried, %llu other\n",
                   n[RP_WOUT_OUT_OF_WINDOW], n[RP_WOUT_BUDGET], n[RP_WOUT_NO_WITNESS],
                   n[RP_WOUT_NOT_RETRIED], n[RP_WOUT_INVALID] + n[RP_WOUT_MISMATCH]);

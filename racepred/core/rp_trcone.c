@@ -798,3 +798,57 @@ bool tc_linearize(const rp_tcfacts *f, const uint32_t *S, uint32_t from, uint32_
     rp_free(sev);
     return out == m;
 }
+
+/* ---- witnesses by reversal for one pair ---------------------------------- */
+
+/* Seed 004's Algorithm 1 on the cone: each pass joins the release of every
+ * open acquire whose TRClosure holds neither access; until a pass adds
+ * nothing. */
+static void optimistic_close(const rp_tcfacts *f, uint32_t *cone, uint32_t e1, uint32_t e2)
+{
+    bool grew = true;
+    while (grew) {
+        grew = false;
+        for (uint32_t t = 0; t < f->n_threads; t++)
+            for (uint32_t k = tc_held(f, t, cone[t]); k != TC_NONE; k = f->node_next[k]) {
+                uint32_t r = f->match[f->node_acq[k]];
+                if (r != TC_NONE && !tc_clock_has(f, r, e1) && !tc_clock_has(f, r, e2) &&
+                    tc_join(f, cone, r))
+                    grew = true;
+            }
+    }
+}
+
+/* A fixed acquire left open while its lock has another section in the
+ * cone: G^Opt would move it after that section's release. */
+static bool fixed_acquire_moves(const rp_tcfacts *f, const uint32_t *cone, uint32_t n_fixed)
+{
+    for (uint32_t i = 0; i < n_fixed; i++) {
+        uint32_t r = f->match[i];
+        if (is_acquire(&f->log[i]) && (r == TC_NONE || !tc_in(f, cone, r)) &&
+            tc_last_release(f, cone, f->lock_id[i]) != TC_NONE)
+            return true;
+    }
+    return false;
+}
+
+bool tc_reversal_witness(const rp_tcfacts *f, uint32_t n_fixed, uint32_t e1, uint32_t e2,
+                         uint32_t *cone, uint32_t *loc, rp_witness *w)
+{
+    uint32_t open;
+    witness_clear(w);
+    w->e1 = e1;
+    w->e2 = e2;
+    if (!conflicting_pair(f, e1, e2))
+        return false;
+    rp_memset(cone, 0, f->n_threads * sizeof *cone);
+    for (uint32_t i = 0; i < n_fixed; i++)
+        tc_join(f, cone, i);
+    tc_join(f, cone, e1);
+    tc_join(f, cone, e2);
+    optimistic_close(f, cone, e1, e2);
+    if (tc_in(f, cone, e1) || tc_in(f, cone, e2) || tc_open_acquires(f, cone, &open) ||
+        fixed_acquire_moves(f, cone, n_fixed))
+        return false;
+    return tc_linearize(f, cone, 0, loc, w);
+}

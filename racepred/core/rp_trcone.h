@@ -165,4 +165,25 @@ int tc_fast_witness(const rp_tcfacts *f, const uint32_t *cone, uint32_t e1, uint
 bool tc_linearize(const rp_tcfacts *f, const uint32_t *cone, uint32_t from, uint32_t *loc,
                   rp_witness *w);
 
+/* OSR's witness for one pair (e1, e2) of a log whose first n_fixed events
+ * are executed before everything else (the engine's window, rp_window.h:
+ * acquires of the locks held where its sub-log starts).  S is the
+ * TRClosure of prev(e1), prev(e2) and the fixed events, closed
+ * optimistically (seed 004 Alg. 1: the release of every open acquire of S
+ * joins S unless its TRClosure holds e1 or e2); the pair has a witness if
+ * neither access is in S, every lock has at most one open acquire in S, no
+ * fixed acquire stays open while another section of its lock is in S (it
+ * would have to move after that section, and a fixed event cannot move),
+ * and G^Opt_S is acyclic: w is then its order (tc_linearize), which keeps
+ * the fixed events first.  False otherwise.  The order never reverses two
+ * conflicting accesses (G^Opt keeps them in trace order, a read with no
+ * writer in the log before every later write of its bytes); only open
+ * critical sections move after others.  cone: n_threads entries, loc: n
+ * entries of scratch.  Callers validate w (wcheck_set_fixed(n_fixed)).
+ * Cost: the closure takes at most one release per pass over the open
+ * acquires, so O(R · (T + H)) with R releases, T threads, H open acquires
+ * per pass; then tc_linearize's O(m log m + accessed bytes). */
+bool tc_reversal_witness(const rp_tcfacts *f, uint32_t n_fixed, uint32_t e1, uint32_t e2,
+                         uint32_t *cone, uint32_t *loc, rp_witness *w);
+
 #endif

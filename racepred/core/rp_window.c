@@ -5,6 +5,7 @@
 
 #include "rp_shim.h"
 #include "rp_spclosure.h"
+#include "rp_trcone.h"
 #include "rp_u64map.h"
 #include "rp_witness.h"
 
@@ -41,10 +42,18 @@ struct rp_window {
     held_set scratch;           /* ... at an attempt's cut */
     rp_u64map pairs;            /* site-pair key -> site_pair */
     uint32_t n_pairs;
-    uint64_t work, work_budget; /* sub-log events indexed so far */
+    uint64_t work, work_budget; /* sub-log events indexed so far, and the
+                                   reversal attempts' work units */
     uint64_t outcomes[RP_WOUT_COUNT];
+    uint64_t reversals;         /* new witnesses that reverse sections */
+    uint32_t margin;            /* events kept before e1 */
+    bool reversal;              /* try witnesses by reversal */
     rp_witness_desc desc;       /* the last confirmed witness */
     bool (*skip_site)(uint64_t site);
+    bool keep_ids;              /* rp_window_witness_ids */
+    uint64_t *ids;              /* the last new witness's sub-log events */
+    uint32_t n_ids, cap_ids;
+    uint64_t ids_cut;
 };
 
 void rp_window_set_site_filter(rp_window *w, bool (*skip)(uint64_t site))
@@ -105,7 +114,36 @@ rp_window *rp_window_create(uint32_t capacity)
     u64map_init(&w->pairs);
     w->work_budget = (uint64_t)capacity * 64 > ((uint64_t)1 << 26) ? (uint64_t)capacity * 64
                                                                    : (uint64_t)1 << 26;
+    w->margin = RP_WINDOW_MARGIN;
+    w->reversal = true;
     return w;
+}
+
+void rp_window_set_margin(rp_window *w, uint32_t margin)
+{
+    w->margin = margin;
+}
+
+void rp_window_set_reversal(rp_window *w, bool on)
+{
+    w->reversal = on;
+}
+
+void rp_window_keep_witness_ids(rp_window *w, bool keep)
+{
+    w->keep_ids = keep;
+}
+
+const uint64_t *rp_window_witness_ids(const rp_window *w, uint64_t *cut, uint32_t *n)
+{
+    *cut = w->ids_cut;
+    *n = w->n_ids;
+    return w->ids;
+}
+
+uint64_t rp_window_reversals(const rp_window *w)
+{
+    return w->reversals;
 }
 
 static void free_pair(void *ctx, uint64_t key, void *value)
@@ -122,6 +160,7 @@ void rp_window_destroy(rp_window *w)
     rp_free(w->ring);
     rp_free(w->held.v);
     rp_free(w->scratch.v);
+    rp_free(w->ids);
     u64map_for_each(&w->pairs, free_pair, NULL);
     u64map_free(&w->pairs);
     rp_free(w);
@@ -175,7 +214,7 @@ const char *rp_window_outcome_name(rp_window_outcome o)
         [RP_WOUT_CONFIRMED_SITES] = "confirmed by an earlier witness of the same code locations",
         [RP_WOUT_OUT_OF_WINDOW] = "out of window",
         [RP_WOUT_BUDGET] = "budget",
-        [RP_WOUT_NO_WITNESS] = "no sync-preserving witness",
+        [RP_WOUT_NO_WITNESS] = "no witness (sync-preserving or by reversal)",
         [RP_WOUT_INVALID] = "witness rejected by the validator",
         [RP_WOUT_NOT_RETRIED] = "not retried",
         [RP_WOUT_MISMATCH] = "access not in the window",
@@ -253,16 +292,57 @@ static bool is_acq(uint8_t k)
     return k == RP_EV_ACQUIRE || k == RP_EV_ACQUIRE_SHARED;
 }
 
-/* The key steps: each kept acquire whose lock's previous acquire (in the
- * run) is another thread's, dropped by the witness. */
-static void describe(const rp_window *w, const attempt *a, const rp_witness *wit, rp_witness_desc *d)
+/* Lists the step "first's section now runs before second's" (acquires of
+ * one lock), unless listed already; beyond RP_WITNESS_STEPS_MAX only
+ * counted. */
+static void add_step(const rp_window *w, const attempt *a, rp_witness_desc *d, uint32_t first,
+                     uint32_t second, bool reversed)
+{
+    const rp_event *x = &a->log[first], *y = &a->log[second];
+    for (uint32_t k = 0; k < d->n_steps; k++)
+        if (d->steps[k].lock == x->obj && d->steps[k].tid == x->tid &&
+            d->steps[k].other_tid == y->tid && d->steps[k].reversed == reversed)
+            return;
+    if (d->n_steps == RP_WITNESS_STEPS_MAX) {
+        d->more_steps++;
+        return;
+    }
+    rp_witness_step *s = &d->steps[d->n_steps++];
+    s->tid = x->tid;
+    s->other_tid = y->tid;
+    s->lock = x->obj;
+    s->reversed = reversed;
+    s->site = section_site(w, a, first, &s->site_inside);
+    s->other_site = section_site(w, a, second, &s->other_site_inside);
+}
+
+/* Sections swapped: a kept acquire whose lock's previous acquire in the
+ * witness comes later in the run (both sections kept). */
+static void reversed_steps(const rp_window *w, const attempt *a, const rp_witness *wit,
+                           rp_witness_desc *d)
 {
     rp_u64map last;
-    rp_memset(d, 0, sizeof *d);
-    d->cut = a->cut;
-    d->span = a->n - a->n_base;
-    d->kept = wit->n - a->n_base;
-    d->held_at_cut = a->n_base;
+    u64map_init(&last);
+    for (uint32_t k = 0; k < wit->n; k++) {
+        uint32_t i = wit->events[k];
+        if (k > 0 && i < wit->events[k - 1])
+            d->reordered = true;
+        if (!is_acq(a->log[i].kind))
+            continue;
+        uintptr_t prev = (uintptr_t)u64map_get(&last, a->log[i].obj);
+        u64map_put(&last, a->log[i].obj, (void *)(uintptr_t)(i + 1));
+        if (prev != 0 && prev - 1 > i)
+            add_step(w, a, d, (uint32_t)(prev - 1), i, true);
+    }
+    u64map_free(&last);
+}
+
+/* Sections left out: a kept acquire whose lock's previous acquire in the
+ * run is another thread's, not kept (it follows that thread's racing
+ * access, or a section of its that the witness does not need). */
+static void dropped_steps(const rp_window *w, const attempt *a, rp_witness_desc *d)
+{
+    rp_u64map last;
     u64map_init(&last);
     for (uint32_t i = a->n_base; i < a->n; i++) {
         const rp_event *e = &a->log[i];
@@ -273,27 +353,23 @@ static void describe(const rp_window *w, const attempt *a, const rp_witness *wit
         if (prev == 0 || !a->in_w[i])
             continue;
         const rp_event *p = &a->log[prev - 1];
-        if (a->in_w[prev - 1] || p->tid == e->tid || prev - 1 < a->n_base)
-            continue;
-        bool dup = false;
-        for (uint32_t k = 0; k < d->n_steps; k++)
-            if (d->steps[k].lock == e->obj && d->steps[k].tid == e->tid &&
-                d->steps[k].other_tid == p->tid)
-                dup = true;
-        if (dup)
-            continue;
-        if (d->n_steps == RP_WITNESS_STEPS_MAX) {
-            d->more_steps++;
-            continue;
-        }
-        rp_witness_step *s = &d->steps[d->n_steps++];
-        s->tid = e->tid;
-        s->other_tid = p->tid;
-        s->lock = e->obj;
-        s->site = section_site(w, a, i, &s->site_inside);
-        s->other_site = section_site(w, a, (uint32_t)(prev - 1), &s->other_site_inside);
+        if (!a->in_w[prev - 1] && p->tid != e->tid && prev - 1 >= a->n_base)
+            add_step(w, a, d, i, (uint32_t)(prev - 1), false);
     }
     u64map_free(&last);
+}
+
+/* The key steps of a validated witness (a->in_w marks its events):
+ * swapped sections first, then the sections it leaves out. */
+static void describe(const rp_window *w, const attempt *a, const rp_witness *wit, rp_witness_desc *d)
+{
+    rp_memset(d, 0, sizeof *d);
+    d->cut = a->cut;
+    d->span = a->n - a->n_base;
+    d->kept = wit->n - a->n_base;
+    d->held_at_cut = a->n_base;
+    reversed_steps(w, a, wit, d);
+    dropped_steps(w, a, d);
 }
 
 /* Builds log = synthetic acquires of the locks held at `cut`, then the
@@ -371,13 +447,152 @@ static uint64_t racy_instance(const rp_window *w, const rp_race *race)
     return race->first.id;
 }
 
+/* The ids of the witness's sub-log events, for rp_window_witness_ids. */
+static void keep_ids(rp_window *w, const attempt *a, const rp_witness *wit)
+{
+    w->n_ids = 0;
+    w->ids_cut = a->cut;
+    for (uint32_t k = 0; k < wit->n; k++) {
+        if (wit->events[k] < a->n_base)
+            continue;
+        if (w->n_ids == w->cap_ids) {
+            w->cap_ids = w->cap_ids == 0 ? 64 : 2 * w->cap_ids;
+            w->ids = rp_realloc("rp.window.ids", w->ids, w->cap_ids * sizeof *w->ids);
+        }
+        w->ids[w->n_ids++] = a->log[wit->events[k]].id;
+    }
+}
+
+/* Runs the shared validator on the witness a construction built over
+ * `log` (the attempt's sub-log or a copy with the same indices); the
+ * synthetic acquires are its fixed start.  On success describes it. */
+static rp_window_outcome accept(rp_window *w, attempt *a, const rp_event *log,
+                                const rp_witness *wit)
+{
+    rp_wcheck *chk = wcheck_create(log, a->n);
+    wcheck_set_fixed(chk, a->n_base);
+    bool ok = witness_check(chk, wit, NULL);
+    wcheck_destroy(chk);
+    if (!ok)
+        return RP_WOUT_INVALID;
+    for (uint32_t k = 0; k < wit->n; k++)
+        a->in_w[wit->events[k]] = 1;
+    describe(w, a, wit, &w->desc);
+    if (w->keep_ids)
+        keep_ids(w, a, wit);
+    return RP_WOUT_CONFIRMED;
+}
+
+static rp_window_outcome try_sync_preserving(rp_window *w, attempt *a, uint32_t e1, uint32_t e2,
+                                             rp_witness *wit)
+{
+    rp_spc *spc = spc_create(a->log, a->n);
+    spc_set_base(spc, a->n_base);
+    bool found = witness_for_pair(spc, e1, e2, wit);
+    spc_destroy(spc);
+    return found ? accept(w, a, a->log, wit) : RP_WOUT_NO_WITNESS;
+}
+
+/* A large forget that build() made a mere program-order step. */
+static bool shrunk_forget(const rp_window *w, const attempt *a, uint32_t i)
+{
+    return i >= a->n_base && a->log[i].kind == RP_EV_BRANCH &&
+           wkind(at_id(w, a->log[i].id)) == RP_EV_FORGET;
+}
+
+static uint32_t dense_tid(rp_u64map *dense, uint64_t tid, uint32_t *n_threads)
+{
+    uintptr_t d = (uintptr_t)u64map_get(dense, tid + 1);
+    if (d == 0) {
+        d = ++*n_threads;
+        u64map_put(dense, tid + 1, (void *)d);
+    }
+    return (uint32_t)d - 1;
+}
+
+/* The work units of a reversal attempt, charged to the same budgets as
+ * the sub-log: the facts' clocks (a word per event and thread of the
+ * sub-log, threads numbered densely), the bytes its accesses touch, and
+ * as much again per large forget (kept as a write here: a reordering may
+ * move it across a read of its bytes). */
+static uint64_t reversal_cost(const rp_window *w, const attempt *a, rp_u64map *dense,
+                              uint32_t *n_threads)
+{
+    uint64_t bytes = 0, forgets = 0;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const rp_event *e = &a->log[i];
+        dense_tid(dense, e->tid, n_threads);
+        if (e->kind == RP_EV_FORK || e->kind == RP_EV_JOIN)
+            dense_tid(dense, e->obj, n_threads);
+        if (rp_event_is_access(e))
+            bytes += e->size;
+        forgets += shrunk_forget(w, a, i);
+    }
+    return (uint64_t)a->n * (*n_threads + 1) + (1 + forgets) * bytes;
+}
+
+/* The sub-log with dense thread numbers and its large forgets restored. */
+static rp_event *reversal_log(const rp_window *w, const attempt *a, rp_u64map *dense)
+{
+    uint32_t unused = 0;
+    rp_event *log = rp_malloc("rp.window.rlog", ((size_t)a->n + 1) * sizeof *log);
+    for (uint32_t i = 0; i < a->n; i++) {
+        log[i] = a->log[i];
+        log[i].tid = dense_tid(dense, a->log[i].tid, &unused);
+        if (log[i].kind == RP_EV_FORK || log[i].kind == RP_EV_JOIN)
+            log[i].obj = dense_tid(dense, a->log[i].obj, &unused);
+        if (shrunk_forget(w, a, i))
+            log[i].kind = RP_EV_FORGET;
+    }
+    return log;
+}
+
+static rp_window_outcome reverse(rp_window *w, attempt *a, const rp_event *log, uint32_t e1,
+                                 uint32_t e2, rp_witness *wit)
+{
+    rp_tcfacts f;
+    tc_build(&f, log, a->n);
+    uint32_t *cone = rp_calloc("rp.window.cone", (size_t)f.n_threads + 1, sizeof *cone);
+    uint32_t *loc = rp_malloc("rp.window.loc", ((size_t)a->n + 1) * sizeof *loc);
+    bool found = tc_reversal_witness(&f, a->n_base, e1, e2, cone, loc, wit);
+    rp_free(cone);
+    rp_free(loc);
+    tc_free(&f);
+    if (!found)
+        return RP_WOUT_NO_WITNESS;
+    rp_window_outcome out = accept(w, a, log, wit);
+    if (out == RP_WOUT_CONFIRMED && w->desc.reordered)
+        w->reversals++;
+    return out;
+}
+
+/* OSR's construction on the sub-log (tc_reversal_witness), within the
+ * budgets. */
+static rp_window_outcome try_reversal(rp_window *w, attempt *a, uint32_t e1, uint32_t e2,
+                                      rp_witness *wit)
+{
+    rp_u64map dense;
+    uint32_t n_threads = 0;
+    rp_window_outcome out = RP_WOUT_BUDGET;
+    u64map_init(&dense);
+    uint64_t cost = reversal_cost(w, a, &dense, &n_threads);
+    if (cost <= RP_WINDOW_MAX_REVERSAL && w->work + cost <= w->work_budget) {
+        w->work += cost;
+        rp_event *log = reversal_log(w, a, &dense);
+        out = reverse(w, a, log, e1, e2, wit);
+        rp_free(log);
+    }
+    u64map_free(&dense);
+    return out;
+}
+
 static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
 {
     race->first.id = racy_instance(w, race);
     uint64_t id1 = race->first.id, id2 = race->second.id;
     if (w->count == 0 || id1 >= id2 || id2 > w->last_id || id1 < first_id(w))
         return RP_WOUT_OUT_OF_WINDOW;
-    uint64_t cut = id1 > first_id(w) + RP_WINDOW_MARGIN ? id1 - RP_WINDOW_MARGIN : first_id(w);
+    uint64_t cut = id1 > first_id(w) + w->margin ? id1 - w->margin : first_id(w);
     uint64_t len = id2 - cut + 1;
     if (len > RP_WINDOW_MAX_ATTEMPT || w->work + len > w->work_budget)
         return RP_WOUT_BUDGET;
@@ -386,30 +601,14 @@ static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
     attempt a;
     build(w, &a, cut, id2);
     uint32_t e1 = a.n_base + (uint32_t)(id1 - cut), e2 = a.n_base + (uint32_t)(id2 - cut);
-    rp_window_outcome out;
-    if (!matches(&a.log[e1], &race->first) || !matches(&a.log[e2], &race->second)) {
-        out = RP_WOUT_MISMATCH;
-    } else {
-        rp_spc *spc = spc_create(a.log, a.n);
+    rp_window_outcome out = RP_WOUT_MISMATCH;
+    if (matches(&a.log[e1], &race->first) && matches(&a.log[e2], &race->second)) {
         rp_witness wit;
         witness_init(&wit);
-        spc_set_base(spc, a.n_base);
-        if (!witness_for_pair(spc, e1, e2, &wit)) {
-            out = RP_WOUT_NO_WITNESS;
-        } else {
-            rp_wcheck *chk = wcheck_create(a.log, a.n);
-            if (witness_check(chk, &wit, NULL)) {
-                for (uint32_t k = 0; k < wit.n; k++)
-                    a.in_w[wit.events[k]] = 1;
-                describe(w, &a, &wit, &w->desc);
-                out = RP_WOUT_CONFIRMED;
-            } else {
-                out = RP_WOUT_INVALID;
-            }
-            wcheck_destroy(chk);
-        }
+        out = try_sync_preserving(w, &a, e1, e2, &wit);
+        if (out == RP_WOUT_NO_WITNESS && w->reversal)
+            out = try_reversal(w, &a, e1, e2, &wit);
         witness_free(&wit);
-        spc_destroy(spc);
     }
     rp_free(a.log);
     rp_free(a.in_w);

@@ -36,14 +36,32 @@
  *          writer: the read keeps it.  The same holds for sends before a
  *          recv and for forks before c (the thread simply exists);
  *        - fresh-memory marks larger than 4 KiB (thread stacks, mappings)
- *          are kept as mere program-order steps, so that one attempt never
- *          walks megabytes of bytes;
+ *          are kept as mere program-order steps for the sync-preserving
+ *          closure (its witness keeps the run's order, so they change no
+ *          read), so that one attempt never walks megabytes of bytes;
  *   4. witness_for_pair (rp_spclosure.h) builds the sync-preserving
- *      witness; the shared validator (rp_witness.h) must accept it (else
- *      "no sync-preserving witness");
+ *      witness; when none exists, tc_reversal_witness (rp_trcone.h) builds
+ *      OSR's, which may run a critical section before one the run had
+ *      first (seed 004), on a copy of the sub-log with dense thread
+ *      numbers and its large forgets restored as writes.  With reversal
+ *      the cut needs more care, which that construction and the validator
+ *      give it: the synthetic acquires are a fixed start (no section of
+ *      their lock may come before them: wcheck_set_fixed), and a read
+ *      whose last writer precedes c is a read of the initial value in the
+ *      sub-log, so no sub-log write of its bytes may precede it in the
+ *      witness (G^Opt keeps it before every later write; the validator
+ *      checks it).  The shared validator (rp_witness.h) must accept the
+ *      witness (else "no witness");
  *   5. success: the race is confirmed and carries an rp_witness_desc, a
  *      fixed-size summary the front end prints (valid during the report
  *      callback; copy it to keep it).
+ * Budgets: an attempt's sub-log has at most RP_WINDOW_MAX_ATTEMPT events;
+ * a reversal attempt costs n * (T + 1) + (1 + F) * B work units (n
+ * sub-log events, T threads in it, B bytes its accesses touch, F large
+ * forgets), at most RP_WINDOW_MAX_REVERSAL, and needs as many words of
+ * memory for the clocks of rp_trcone.h, freed after the attempt; both
+ * kinds of work come out of one run budget, max(64 * capacity, 2^26)
+ * (else "budget").
  * Attempts are deduplicated per code-location pair (sites of e1 and e2 and
  * their kinds): a confirmed pair reuses its description, a pair that
  * failed RP_WINDOW_RETRIES times is not tried again ("not retried").
@@ -61,6 +79,7 @@
 #define RP_WINDOW_MAX (1u << 28)
 #define RP_WINDOW_MARGIN 4096u            /* events kept before e1 */
 #define RP_WINDOW_MAX_ATTEMPT (1u << 22)  /* sub-log events per attempt */
+#define RP_WINDOW_MAX_REVERSAL (1u << 23) /* work units per reversal attempt */
 #define RP_WINDOW_RETRIES 3
 #define RP_WITNESS_STEPS_MAX 3
 
@@ -73,11 +92,16 @@ typedef struct rp_wevent {
 } rp_wevent;
 
 /* A key step of a witness: `tid`'s critical section on `lock` now runs
- * before `other_tid`'s, which the observed run had first (and which the
- * witness drops: it follows the other thread's racing access). */
+ * before `other_tid`'s, which the observed run had first.  Either the
+ * witness keeps both sections in swapped order (`reversed`: the other
+ * section is entered after this one's release, and is left open when the
+ * other thread's racing access is inside it), or it drops the other
+ * section (it follows the other thread's racing access, or nothing in the
+ * witness needs it). */
 typedef struct rp_witness_step {
     rp_tid_t tid, other_tid;
     uint64_t lock;
+    bool reversed;
     uint64_t site, other_site;     /* a code location of each section: its
                                       first access, else the access before
                                       the acquire; 0 when none is known */
@@ -90,6 +114,7 @@ typedef struct rp_witness_desc {
     uint64_t span;          /* observed events from cut to the second access */
     uint32_t kept;          /* of them, in the witness */
     uint32_t held_at_cut;   /* locks held at the cut */
+    bool reordered;         /* not a subsequence of the run in its order */
     uint32_t n_steps;       /* steps[0 .. n_steps) */
     uint32_t more_steps;    /* further steps not listed */
     rp_witness_step steps[RP_WITNESS_STEPS_MAX];
@@ -100,9 +125,8 @@ typedef enum rp_window_outcome {
     RP_WOUT_CONFIRMED_SITES, /* an earlier witness for the same sites */
     RP_WOUT_OUT_OF_WINDOW,
     RP_WOUT_BUDGET,
-    RP_WOUT_NO_WITNESS,      /* closure holds an access (or a needed
-                                release is missing) */
-    RP_WOUT_INVALID,         /* the validator rejected the closure's
+    RP_WOUT_NO_WITNESS,      /* neither construction found a witness */
+    RP_WOUT_INVALID,         /* the validator rejected a construction's
                                 witness (should not happen) */
     RP_WOUT_NOT_RETRIED,     /* sites failed RP_WINDOW_RETRIES times */
     RP_WOUT_MISMATCH,        /* the event at the race's id is not its access */
@@ -125,8 +149,23 @@ rp_window_outcome rp_window_confirm(rp_window *w, rp_race *race);
  * the tool's own pthread wrappers): section sites skip them. */
 void rp_window_set_site_filter(rp_window *w, bool (*skip)(uint64_t site));
 
-/* Candidates per outcome so far. */
+/* Candidates per outcome so far; of the new witnesses, those that reorder
+ * the run (reverse critical sections). */
 uint64_t rp_window_count(const rp_window *w, rp_window_outcome o);
+uint64_t rp_window_reversals(const rp_window *w);
+
+/* Tuning and tests: events kept before e1 (RP_WINDOW_MARGIN by default);
+ * whether to try witnesses by reversal when no sync-preserving one exists
+ * (default yes). */
+void rp_window_set_margin(rp_window *w, uint32_t margin);
+void rp_window_set_reversal(rp_window *w, bool on);
+
+/* Tests: keep the last new witness (RP_WOUT_CONFIRMED) as event ids.  It
+ * is the run before *cut in its order, then ids[0 .. *n) in witness order
+ * (the synthetic acquires left out: they stand for the run's own
+ * acquires before the cut); valid until the next rp_window_confirm. */
+void rp_window_keep_witness_ids(rp_window *w, bool keep);
+const uint64_t *rp_window_witness_ids(const rp_window *w, uint64_t *cut, uint32_t *n);
 uint32_t rp_window_capacity(const rp_window *w);
 const char *rp_window_outcome_name(rp_window_outcome o);
 

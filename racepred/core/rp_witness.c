@@ -60,6 +60,7 @@ static const char *const status_names[RP_WITNESS_STATUS_COUNT] = {
     [RP_WITNESS_LOCK_NOT_HELD] = "lock not held",
     [RP_WITNESS_SEND_MISSING] = "send missing",
     [RP_WITNESS_LAST_WRITER] = "last writer changed",
+    [RP_WITNESS_NOT_FIXED] = "fixed start moved",
 };
 
 const char *rp_witness_status_name(rp_witness_status status)
@@ -143,6 +144,7 @@ struct rp_wcheck {
     uint64_t *touched;      /* bytes reads and writes touch, sorted: a
                                forget is applied to these only */
     size_t n_touched;
+    uint32_t n_fixed;       /* log[0 .. n_fixed) first, in log order */
     /* replay state, reset after every check */
     uint32_t *next;         /* per thread */
     uint8_t *in_w;          /* per event */
@@ -289,6 +291,11 @@ rp_wcheck *wcheck_create(const rp_event *log, uint32_t n)
     compute_deps(c);
     u64map_init(&c->writers);
     return c;
+}
+
+void wcheck_set_fixed(rp_wcheck *c, uint32_t n_fixed)
+{
+    c->n_fixed = n_fixed < c->n ? n_fixed : c->n;
 }
 
 void wcheck_destroy(rp_wcheck *c)
@@ -459,6 +466,17 @@ static bool step_read(rp_wcheck *c, uint32_t at, uint32_t i, rp_witness_error *e
     return true;
 }
 
+/* A fixed event only after the fixed ones before it, any other event only
+ * after all of them (by induction, one predecessor suffices). */
+static bool fixed_first(const rp_wcheck *c, uint32_t at, uint32_t i, rp_witness_error *err)
+{
+    uint32_t before = i < c->n_fixed ? i : c->n_fixed;
+    if (before == 0 || done(c, before - 1))
+        return true;
+    return fail(err, c, RP_WITNESS_NOT_FIXED, at, i, before - 1,
+                "runs before the fixed start's");
+}
+
 static bool step_event(rp_wcheck *c, const rp_witness *w, uint32_t at, rp_witness_error *err)
 {
     uint32_t i = w->events[at];
@@ -469,6 +487,8 @@ static bool step_event(rp_wcheck *c, const rp_witness *w, uint32_t at, rp_witnes
     if (i == w->e1 || i == w->e2)
         return fail(err, c, RP_WITNESS_CONTAINS_PAIR, at, i, NONE,
                     "a racing access must stay out of the witness");
+    if (!fixed_first(c, at, i, err))
+        return false;
     const rp_event *e = &c->log[i];
     if (c->tpos[i] != c->next[e->tid])
         return fail(err, c, RP_WITNESS_NOT_PREFIX, at, i, NONE,
@@ -510,6 +530,8 @@ static bool step_event(rp_wcheck *c, const rp_witness *w, uint32_t at, rp_witnes
 static bool check_next(rp_wcheck *c, uint32_t racer, rp_witness_error *err)
 {
     const rp_event *e = &c->log[racer];
+    if (!fixed_first(c, NONE, racer, err))
+        return false;
     if (c->next[e->tid] != c->tpos[racer])
         return fail(err, c, RP_WITNESS_NOT_NEXT, NONE, racer, NONE,
                     "is not the next event of its thread after the witness");

@@ -25,7 +25,8 @@
  *   - every read keeps its last writer, byte-wise: for each byte of a read
  *     in the witness, the last write to that byte before the read in the
  *     witness is the same event as in the observed run, or there is none in
- *     both.  A forget (fresh memory) counts as a write of its bytes.
+ *     both.  A forget (fresh memory) counts as a write of its bytes;
+ *   - a fixed start (wcheck_set_fixed), if any, comes first, in log order.
  * Branch events constrain nothing beyond program order (classic definition
  * of predictable races, seeds 000/002).
  *
@@ -73,6 +74,8 @@ typedef enum rp_witness_status {
     RP_WITNESS_LOCK_NOT_HELD,   /* release by a thread that does not hold */
     RP_WITNESS_SEND_MISSING,    /* recv before an earlier send on its obj */
     RP_WITNESS_LAST_WRITER,     /* a read's last writer changed */
+    RP_WITNESS_NOT_FIXED,       /* the fixed start (wcheck_set_fixed) is not
+                                   the witness's first events in log order */
     RP_WITNESS_STATUS_COUNT
 } rp_witness_status;
 
@@ -95,6 +98,12 @@ typedef struct rp_wcheck rp_wcheck;
 /* The log must outlive the checker and is not copied. */
 rp_wcheck *wcheck_create(const rp_event *log, uint32_t n);
 void wcheck_destroy(rp_wcheck *chk);
+
+/* The first n_fixed events of the log are executed before everything
+ * else, in log order (the engine's window: the locks held where its
+ * sub-log starts, rp_window.h): from now on a witness is valid only if it
+ * starts with events 0 .. n_fixed - 1 in this order.  Default 0. */
+void wcheck_set_fixed(rp_wcheck *chk, uint32_t n_fixed);
 
 /* True iff w is a valid witness for the pair (w->e1, w->e2).  On failure
  * fills *err (if not NULL) with the first violation found. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXE 12
+#define MAXE PREDICT_MAXE
 #define MAXT 4
 #define NBYTES 4
 #define BYTE0 0x100u
@@ -357,4 +357,27 @@ void predict_run(const char *detector, uint64_t seed, unsigned count, bool compl
                 dump(ev, n);
         }
     }
+}
+
+static bf oracle_state;
+
+void predict_seed(uint64_t seed)
+{
+    rng_state = seed;
+}
+
+uint32_t predict_trace(rp_event *ev, bool shared)
+{
+    uint32_t n_threads;
+    return gen_trace(ev, &n_threads, shared);
+}
+
+void predict_oracle(const rp_event *ev, uint32_t n)
+{
+    brute_force(&oracle_state, ev, n);
+}
+
+bool predict_pair(uint32_t a, uint32_t b)
+{
+    return a < b && b < oracle_state.n && oracle_state.pred[a][b];
 }

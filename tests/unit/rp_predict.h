@@ -17,8 +17,12 @@
 #ifndef RP_PREDICT_H
 #define RP_PREDICT_H
 
+#include "rp_event.h"
+
 #include <stdbool.h>
 #include <stdint.h>
+
+#define PREDICT_MAXE 12
 
 typedef struct predict_totals {
     unsigned traces, two_thread, reported, predictable, confirmed, observed, failures;
@@ -26,5 +30,15 @@ typedef struct predict_totals {
 
 void predict_run(const char *detector, uint64_t seed, unsigned count, bool complete_two_threads,
                  predict_totals *tot);
+
+/* The generator and the brute force on their own: predict_seed, then
+ * predict_trace fills ev[0 .. n) (n returned, at most PREDICT_MAXE;
+ * `shared`: with shared acquires); predict_oracle computes the
+ * predictable pairs of a trace, predict_pair(a, b) (indices, a < b) reads
+ * them until the next predict_oracle. */
+void predict_seed(uint64_t seed);
+uint32_t predict_trace(rp_event *ev, bool shared);
+void predict_oracle(const rp_event *ev, uint32_t n);
+bool predict_pair(uint32_t a, uint32_t b);
 
 #endif
