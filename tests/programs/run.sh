@@ -461,13 +461,14 @@ fi
 # sdp (no rule (a) of WCP/DC for write-write sections) also finds
 # hidden_race_cs; with a window
 # too small for the padding the candidate is "out of window" and the
-# summary says so; ordered_by_data has no predictable race.
+# summary says so; ordered_by_data has no predictable race;
+# hidden_race_reversal's witness swaps two critical sections (text and XML).
 witness_lines() {
     sed -e 's/^==[0-9]*== //' -e 's/0x[0-9A-Fa-f][0-9A-Fa-f]*/0x.../g' \
         -e '/ Witness/s/[0-9][0-9]*/N/g' "$1" | awk '/^Data race /{ p = 1 } p' |
-        grep -E '^(Data race |Found by: |   at | Witness|   thread #|     running |   and |.*accesses are adjacent)'
+        grep -E '^(Data race |Found by: |   at | Witness|   thread #|     running |     moved |   and |.*accesses are adjacent)'
 }
-for p in hidden_race hidden_race_cs ordered_by_data; do
+for p in hidden_race hidden_race_cs hidden_race_reversal ordered_by_data; do
     run_tool -q --detector=hb --error-exitcode=42 "$progs/$p"
     if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then pass "$p: --detector=hb reports nothing"; else fail "$p: --detector=hb exit code $rc"; cat "$tmp/err"; fi
 done
@@ -533,6 +534,36 @@ if command -v python3 >/dev/null 2>&1; then
     else
         fail "hidden_race: SARIF witness codeFlow"
         cat "$tmp/sarif.log"
+    fi
+fi
+run_native hidden_race_reversal
+run_tool -q --error-exitcode=42 "$progs/hidden_race_reversal"
+witness_lines "$tmp/err" >"$tmp/witness"
+if [ "$rc" -eq 42 ] && diff -u "$expected/hidden_race_reversal.stderr.exp" "$tmp/witness" >"$tmp/diff" &&
+   cmp -s "$tmp/native.out" "$tmp/out"; then
+    pass "hidden_race_reversal: default detectors confirm it with a witness that swaps the sections"
+else
+    fail "hidden_race_reversal: exit code $rc, report differs from expected/hidden_race_reversal.stderr.exp"
+    cat "$tmp/diff" "$tmp/err"
+fi
+run_tool -q --xml=yes --xml-file="$tmp/reversal.xml" "$progs/hidden_race_reversal"
+if grep -q '<auxwhat>Witness (validated): [0-9]* of this run.s first [0-9]* events, reordered, with</auxwhat>' "$tmp/reversal.xml" &&
+   grep -q "<auxwhat>thread #3's critical section on lock 0x[0-9a-f]* at .* moved before thread #2's at .*, which the run had first</auxwhat>" "$tmp/reversal.xml" &&
+   grep -q '<auxwhat>then the two accesses are adjacent</auxwhat>' "$tmp/reversal.xml"; then
+    pass "hidden_race_reversal: --xml=yes carries the swap as <auxwhat> lines"
+else
+    fail "hidden_race_reversal: swap missing from XML"
+    cat "$tmp/reversal.xml"
+fi
+if command -v python3 >/dev/null 2>&1; then
+    run_tool -q --sarif-file="$tmp/reversal.sarif" "$progs/hidden_race_reversal"
+    if python3 "$top_srcdir/tests/programs/check_sarif.py" "$tmp/reversal.sarif" 1 >"$tmp/sarif.log" &&
+       grep -q "\"text\": \"thread #3's critical section on lock 0x[0-9a-f]* at .* moved before thread #2's at .*, which the run had first\"" "$tmp/reversal.sarif" &&
+       grep -q '"text": "then the two accesses are adjacent"' "$tmp/reversal.sarif"; then
+        pass "hidden_race_reversal: SARIF valid, the swap as a codeFlow step"
+    else
+        fail "hidden_race_reversal: SARIF witness codeFlow"
+        cat "$tmp/sarif.log" "$tmp/reversal.sarif"
     fi
 fi
 run_tool -q --detector=hb,sdp --error-exitcode=42 "$progs/hidden_race_cs"
