@@ -7,10 +7,18 @@
 
 #include "rp_wreport.h"
 
-/* "at fn (file.c:12)" / "after ..." for a section's code location. */
+/* "at 0x...: fn (file.c:12)" / "after ..." for a section's code location.
+ * In XML mode VG_(describe_IP) writes a <frame> element, which an
+ * <auxwhat> line cannot hold: the same text is then put together from
+ * the function name and the line. */
 static void where(HChar *buf, SizeT size, ULong site, Bool inside)
 {
-    const HChar *ip;
+    DiEpoch ep = VG_(current_DiEpoch)();
+    const HChar *how = inside ? "at" : "after";
+    const HChar *name, *file, *dir;
+    HChar fn[128];
+    UInt line;
+    Addr ip;
 
     if (site == 0) {
         VG_(snprintf)(buf, size, "(no access known)");
@@ -18,8 +26,16 @@ static void where(HChar *buf, SizeT size, ULong site, Bool inside)
     }
     /* The tool's sites keep the instruction address in bits 0-47
      * (rp_site.h). */
-    ip = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)(site & 0xFFFFFFFFFFFFULL), NULL);
-    VG_(snprintf)(buf, size, "%s %s", inside ? "at" : "after", ip);
+    ip = (Addr)(site & 0xFFFFFFFFFFFFULL);
+    if (!VG_(clo_xml)) {
+        VG_(snprintf)(buf, size, "%s %s", how, VG_(describe_IP)(ep, ip, NULL));
+        return;
+    }
+    VG_(snprintf)(fn, sizeof fn, "%s", VG_(get_fnname)(ep, ip, &name) ? name : "???");
+    if (VG_(get_filename_linenum)(ep, ip, &file, &dir, &line))
+        VG_(snprintf)(buf, size, "%s 0x%lX: %s (%s:%u)", how, ip, fn, file, line);
+    else
+        VG_(snprintf)(buf, size, "%s 0x%lX: %s", how, ip, fn);
 }
 
 /* sep: between the two halves (a newline and indent in text).  A

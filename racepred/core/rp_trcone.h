@@ -180,9 +180,9 @@ bool tc_linearize(const rp_tcfacts *f, const uint32_t *cone, uint32_t from, uint
  * writer in the log before every later write of its bytes); only open
  * critical sections move after others.  cone: n_threads entries, loc: n
  * entries of scratch.  Callers validate w (wcheck_set_fixed(n_fixed)).
- * Cost: the closure takes at most one release per pass over the open
- * acquires, so O(R · (T + H)) with R releases, T threads, H open acquires
- * per pass; then tc_linearize's O(m log m + accessed bytes). */
+ * Cost: every pass of the closure over the open acquires but the last
+ * takes a release, so O(R · (T + H)) with R releases, T threads, H open
+ * acquires; then tc_linearize's O(m log m + accessed bytes). */
 bool tc_reversal_witness(const rp_tcfacts *f, uint32_t n_fixed, uint32_t e1, uint32_t e2,
                          uint32_t *cone, uint32_t *loc, rp_witness *w);
 
