@@ -1,7 +1,8 @@
 /* rp_trcone.h — cones: event sets closed under thread order, fork/join,
  * reads-from and hard edges, kept as ONE prefix length per thread (seed
  * 003 §11.3, seed 004 §11.1).  The facts M2 (det_m2.c) and OSR
- * (det_osr.c) grow their candidate sets from.
+ * (det_osr.c) grow their candidate sets from, and the engine window's
+ * witnesses by reversal (tc_reversal_witness, rp_window.h).
  *
  * TRClosure(e) is the smallest set holding e that is closed under
  *   - thread order (a prefix of every thread),

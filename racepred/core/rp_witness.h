@@ -35,7 +35,8 @@
  * reordering omits, which critical sections swap relative to the run, and
  * the two accesses that end up adjacent.  Witnesses are built elsewhere
  * (rp_spclosure.h for the sync-preserving closure, usable for any
- * detector's pair).
+ * detector's pair; rp_trcone.h's tc_reversal_witness for OSR's, which may
+ * swap critical sections).
  */
 #ifndef RP_WITNESS_H
 #define RP_WITNESS_H
