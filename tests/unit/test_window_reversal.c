@@ -37,7 +37,9 @@
  * more it confirms.  The same traces, every conflicting pair (not only the
  * detectors' candidates) given to a window directly: the same checks on
  * every witness, and the counts of pairs confirmed sync-preserving, by
- * reversal, and predictable.
+ * reversal, and predictable.  And tc_reversal_witness without a fixed
+ * start agrees, pair by pair, with the offline osr detector (the same
+ * class, seed 004, built incrementally there).
  */
 #include "rp_detector.h"
 #include "rp_engine.h"
@@ -638,6 +640,64 @@ static void test_random_all_pairs(void **state)
     assert_true(t.sync_preserving + t.reversal <= t.predictable);
 }
 
+typedef struct osr_pairs {
+    bool got[PREDICT_MAXE][PREDICT_MAXE];
+} osr_pairs;
+
+static void collect_osr(void *ctx, const rp_race *race)
+{
+    osr_pairs *o = ctx;
+    if (race->first.id - 1 < race->second.id - 1 && race->second.id <= PREDICT_MAXE)
+        o->got[race->first.id - 1][race->second.id - 1] = true;
+}
+
+static void test_random_agrees_with_osr(void **state)
+{
+    (void)state;
+    static osr_pairs osr;
+    rp_event ev[PREDICT_MAXE];
+    rp_witness wit;
+    unsigned pairs = 0, found = 0, bad = 0;
+    witness_init(&wit);
+    predict_seed(0x05a05a05ull);
+    rng = 0x05aull;
+    for (unsigned it = 0; it < RANDOM_TRACES; it++) {
+        uint32_t n = random_trace(ev, it);
+        rp_event copy[PREDICT_MAXE];
+        memset(&osr, 0, sizeof osr);
+        memcpy(copy, ev, n * sizeof *ev);
+        rp_detector_env env = { .report = collect_osr, .report_ctx = &osr, .all_pairs = true };
+        rp_engine *eng = rp_engine_create("osr", &env, NULL);
+        for (uint32_t i = 0; i < n; i++)
+            rp_engine_event(eng, &copy[i]);
+        rp_engine_finish(eng);
+        rp_engine_destroy(eng);
+        rp_tcfacts f;
+        tc_build(&f, ev, n);
+        uint32_t cone[8], loc[PREDICT_MAXE + 1];
+        for (uint32_t a = 0; a < n; a++)
+            for (uint32_t b = a + 1; b < n; b++) {
+                if (!live_pair(ev, a, b))
+                    continue;
+                bool mine = tc_reversal_witness(&f, 0, a, b, cone, loc, &wit) &&
+                            witness_check_log(ev, n, &wit, NULL);
+                pairs++;
+                found += mine;
+                if (mine != osr.got[a][b] && bad++ < 5) {
+                    print_message("pair %u-%u: tc_reversal_witness %d, osr %d\n", a + 1, b + 1,
+                                  mine, osr.got[a][b]);
+                    dump(ev, n);
+                }
+            }
+        tc_free(&f);
+    }
+    witness_free(&wit);
+    print_message("tc_reversal_witness on %u live pairs of %u random traces: %u witnesses, "
+                  "%u disagreements with osr\n", pairs, RANDOM_TRACES, found, bad);
+    assert_int_equal(bad, 0);
+    assert_true(found > RANDOM_TRACES / 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_validator_initial_value_read),
         cmocka_unit_test(test_random_confirmed_are_valid_and_predictable),
         cmocka_unit_test(test_random_all_pairs),
+        cmocka_unit_test(test_random_agrees_with_osr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
