@@ -61,6 +61,7 @@ struct rp_spc {
     uint32_t n_touched;
     uint32_t first;
     uint32_t n_base;        /* log[0 .. n_base) is in every closure */
+    bool no_lock_rule;      /* spc_set_lock_rule(false) */
     bool dead;              /* first in S, or a needed release missing */
     /* spc_save / spc_restore */
     uint32_t *saved_len, *saved_done;
@@ -375,7 +376,7 @@ static void process(rp_spc *s, uint32_t i)
     if (e->kind == RP_EV_JOIN) {
         rp_tid_t child = (rp_tid_t)e->obj;
         raise_len(s, child, s->thread_off[child + 1] - s->thread_off[child]);
-    } else if (s->lock_of[i] != NONE) {
+    } else if (s->lock_of[i] != NONE && !s->no_lock_rule) {
         lock_rule(s, i);
     }
 }
@@ -430,6 +431,12 @@ void spc_set_base(rp_spc *s, uint32_t n_base)
 {
     rp_assert(n_base <= s->n);
     s->n_base = n_base;
+}
+
+void spc_set_lock_rule(rp_spc *s, bool on)
+{
+    rp_assert(!s->saving);
+    s->no_lock_rule = !on;
 }
 
 void spc_begin(rp_spc *s, uint32_t first)

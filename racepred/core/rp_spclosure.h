@@ -62,6 +62,13 @@ typedef enum rp_spc_result {
  * closure started afterwards contains them.  Default 0. */
 void spc_set_base(rp_spc *spc, uint32_t n_base);
 
+/* Without the lock rule (off: closures started afterwards keep only
+ * program order, fork/join, reads-from and hard edges — TRClosure of seed
+ * 004): when that closure already holds e1 or e2, no witness exists at
+ * all, with or without reversed sections.  A cheap test before costlier
+ * constructions (rp_window.c).  Default on. */
+void spc_set_lock_rule(rp_spc *spc, bool on);
+
 /* Starts a scan for pairs (first, x): the closure of first's predecessors. */
 void spc_begin(rp_spc *spc, uint32_t first);
 /* Adds second's predecessors (second after first, in another thread, and

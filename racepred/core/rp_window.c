@@ -483,14 +483,10 @@ static rp_window_outcome accept(rp_window *w, attempt *a, const rp_event *log,
     return RP_WOUT_CONFIRMED;
 }
 
-static rp_window_outcome try_sync_preserving(rp_window *w, attempt *a, uint32_t e1, uint32_t e2,
-                                             rp_witness *wit)
+static rp_window_outcome try_sync_preserving(rp_window *w, attempt *a, rp_spc *spc,
+                                             uint32_t e1, uint32_t e2, rp_witness *wit)
 {
-    rp_spc *spc = spc_create(a->log, a->n);
-    spc_set_base(spc, a->n_base);
-    bool found = witness_for_pair(spc, e1, e2, wit);
-    spc_destroy(spc);
-    return found ? accept(w, a, a->log, wit) : RP_WOUT_NO_WITNESS;
+    return witness_for_pair(spc, e1, e2, wit) ? accept(w, a, a->log, wit) : RP_WOUT_NO_WITNESS;
 }
 
 /* A large forget that build() made a mere program-order step. */
@@ -566,11 +562,31 @@ static rp_window_outcome reverse(rp_window *w, attempt *a, const rp_event *log, 
     return out;
 }
 
-/* OSR's construction on the sub-log (tc_reversal_witness), within the
- * budgets. */
-static rp_window_outcome try_reversal(rp_window *w, attempt *a, uint32_t e1, uint32_t e2,
-                                      rp_witness *wit)
+/* The sync-preserving closure without its lock rule (spc_set_lock_rule)
+ * leaves both accesses out: else no witness exists, reversed or not.  It
+ * costs at most the sub-log's length and spares hopeless pairs the facts
+ * of rp_trcone.h.  It sees the large forgets as program-order steps: a
+ * read of memory one of them refreshed may then bring an older writer
+ * and refuse a pair the reversal would confirm (rare: such a read reads
+ * memory no one wrote since); it never lets through a pair it should
+ * refuse, as tc_reversal_witness decides anyway. */
+static bool reversal_possible(rp_spc *spc, uint32_t e1, uint32_t e2, rp_witness *wit)
 {
+    spc_set_lock_rule(spc, false);
+    return witness_for_pair(spc, e1, e2, wit);
+}
+
+/* OSR's construction on the sub-log (tc_reversal_witness), within the
+ * budgets: the test above costs the sub-log's length, the construction
+ * reversal_cost. */
+static rp_window_outcome try_reversal(rp_window *w, attempt *a, rp_spc *spc, uint32_t e1,
+                                      uint32_t e2, rp_witness *wit)
+{
+    if (w->work + a->n > w->work_budget)
+        return RP_WOUT_BUDGET;
+    w->work += a->n;
+    if (!reversal_possible(spc, e1, e2, wit))
+        return RP_WOUT_NO_WITNESS;
     rp_u64map dense;
     uint32_t n_threads = 0;
     rp_window_outcome out = RP_WOUT_BUDGET;
@@ -604,11 +620,14 @@ static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
     rp_window_outcome out = RP_WOUT_MISMATCH;
     if (matches(&a.log[e1], &race->first) && matches(&a.log[e2], &race->second)) {
         rp_witness wit;
+        rp_spc *spc = spc_create(a.log, a.n);
+        spc_set_base(spc, a.n_base);
         witness_init(&wit);
-        out = try_sync_preserving(w, &a, e1, e2, &wit);
+        out = try_sync_preserving(w, &a, spc, e1, e2, &wit);
         if (out == RP_WOUT_NO_WITNESS && w->reversal)
-            out = try_reversal(w, &a, e1, e2, &wit);
+            out = try_reversal(w, &a, spc, e1, e2, &wit);
         witness_free(&wit);
+        spc_destroy(spc);
     }
     rp_free(a.log);
     rp_free(a.in_w);

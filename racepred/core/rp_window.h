@@ -40,7 +40,9 @@
  *          closure (its witness keeps the run's order, so they change no
  *          read), so that one attempt never walks megabytes of bytes;
  *   4. witness_for_pair (rp_spclosure.h) builds the sync-preserving
- *      witness; when none exists, tc_reversal_witness (rp_trcone.h) builds
+ *      witness; when none exists and the same closure without its lock
+ *      rule leaves both accesses out (else no witness exists at all),
+ *      tc_reversal_witness (rp_trcone.h) builds
  *      OSR's, which may run a critical section before one the run had
  *      first (seed 004), on a copy of the sub-log with dense thread
  *      numbers and its large forgets restored as writes.  With reversal
@@ -56,7 +58,8 @@
  *      fixed-size summary the front end prints (valid during the report
  *      callback; copy it to keep it).
  * Budgets: an attempt's sub-log has at most RP_WINDOW_MAX_ATTEMPT events;
- * a reversal attempt costs n * (T + 1) + (1 + F) * B work units (n
+ * the closure without the lock rule costs its length again; a reversal
+ * attempt costs n * (T + 1) + (1 + F) * B work units (n
  * sub-log events, T threads in it, B bytes its accesses touch, F large
  * forgets), at most RP_WINDOW_MAX_REVERSAL, and needs as many words of
  * memory for the clocks of rp_trcone.h, freed after the attempt; both
