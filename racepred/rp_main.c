@@ -26,6 +26,7 @@
 #include "rp_instrument.h"
 #include "rp_locks.h"
 #include "rp_record.h"
+#include "rp_reserve.h"
 #include "rp_sarif.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -166,22 +167,24 @@ static void print_debug_usage(void)
 #define VKI_RLIMIT_AS 9
 #endif
 
-/* The default of --max-memory: half of RLIMIT_AS, or no bound. */
-static ULong default_max_memory(void)
+/* The address-space limit the run shares with Valgrind, 0 for none. */
+static ULong address_space_limit(void)
 {
     struct vki_rlimit lim;
 
     if (VG_(getrlimit)(VKI_RLIMIT_AS, &lim) != 0 || lim.rlim_cur == VKI_RLIM_INFINITY)
         return 0;
-    return lim.rlim_cur / 2;
+    return lim.rlim_cur;
 }
 
 static void post_clo_init(void)
 {
     rp_detector_env env;
 
+    /* --max-memory's default: half of the address-space limit. */
     rp_tool_max_memory = clo_max_memory_mb >= 0 ? (ULong)clo_max_memory_mb << 20
-                                                : default_max_memory();
+                                                : address_space_limit() / 2;
+    rp_reserve_init(address_space_limit());
     VG_(memset)(&env, 0, sizeof env);
     env.report = rp_errors_report;
     env.report_ctx = NULL;
@@ -216,9 +219,14 @@ static void finish_detection(void)
 
 void rp_tool_stop_detection(void)
 {
-    VG_(umsg)("racepred: shadow memory reached %llu MiB (--max-memory=%llu): race "
-              "detection stops here and the program runs on; the races reported "
-              "so far stand\n", rp_tool_bulk_bytes() >> 20, rp_tool_max_memory >> 20);
+    if (rp_reserve_exhausted)
+        VG_(umsg)("racepred: the program ran out of address space (ulimit -v): race "
+                  "detection stops here and the program runs on; the races reported "
+                  "so far stand\n");
+    else
+        VG_(umsg)("racepred: shadow memory reached %llu MiB (--max-memory=%llu): race "
+                  "detection stops here and the program runs on; the races reported "
+                  "so far stand\n", rp_tool_bulk_bytes() >> 20, rp_tool_max_memory >> 20);
     rp_tool_stop_requested = False;
     finish_detection();
 }
@@ -257,6 +265,7 @@ static void pre_clo_init(void)
     rp_heap_init();
     rp_errors_init();
     rp_clientreq_init();
+    rp_reserve_register();
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)
