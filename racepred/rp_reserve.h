@@ -12,10 +12,12 @@
  * So racepred holds back a reserve at start (an untouched anonymous
  * mapping: address space, no resident memory) and keeps the program from
  * using it.  The first mmap or mremap of the program that fails with
- * ENOMEM gives the reserve back and stops race detection (its shadow
- * memory is freed at the next event), with one line saying so: what
- * Valgrind needs while the program's failure path runs then fits in the
- * reserve.
+ * ENOMEM while less than the reserve is left under the limit gives the
+ * reserve back and stops race detection (its shadow memory is freed at
+ * the next event), with one line saying so: what Valgrind needs while
+ * the program's failure path runs then fits in the reserve.  A request
+ * that fails with more than the reserve still free (one too large for
+ * any space) leaves it alone: Valgrind has that room anyway.
  */
 #ifndef RP_RESERVE_H
 #define RP_RESERVE_H
