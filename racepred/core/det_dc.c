@@ -143,6 +143,16 @@ void dc_join(void *self, const rp_event *e)
     csrules_thread_end(d->cs, (rp_tid_t)e->obj);
 }
 
+void dc_thread_end(void *self, rp_tid_t tid)
+{
+    csrules_thread_end(((dc_detector *)self)->cs, tid);
+}
+
+void dc_kept(void *self, uint64_t *sections, uint64_t *bytes)
+{
+    csrules_kept(((dc_detector *)self)->cs, sections, bytes);
+}
+
 void dc_sync_send(void *self, const rp_event *e)
 {
     dc_detector *d = self;
@@ -237,4 +247,6 @@ const rp_detector_ops rp_det_dc = {
     .sync_recv = dc_sync_recv,
     .forget = dc_forget,
     .finish = dc_finish,
+    .thread_end = dc_thread_end,
+    .kept = dc_kept,
 };

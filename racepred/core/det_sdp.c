@@ -80,6 +80,7 @@
  */
 #include "rp_allpairs.h"
 #include "rp_clocks.h"
+#include "rp_csrules.h"
 #include "rp_detector.h"
 #include "rp_locksets.h"
 #include "rp_shim.h"
@@ -88,13 +89,6 @@
 typedef struct sdp_clocks {
     rp_vc h, p, c, k;
 } sdp_clocks;
-
-/* An access inside an open section (consecutive repeats merged). */
-typedef struct sdp_access {
-    uint64_t addr, first_id, last_id;
-    uint32_t size;
-    bool is_write;
-} sdp_access;
 
 /* A write–write conflict whose e2 is in an open section: s1's release
  * clock, thread and the ids of its first and last write of the byte. */
@@ -105,11 +99,9 @@ typedef struct sdp_conflict {
 } sdp_conflict;
 
 typedef struct sdp_section {
-    uint64_t lock, acq_id;
-    uint32_t acq_epoch;
+    uint64_t lock;
     rp_vc y;
-    sdp_access *acc;
-    uint32_t n_acc, cap_acc;
+    rp_cs_log acc;
     sdp_conflict *conf;
     uint32_t n_conf, cap_conf;
 } sdp_section;
@@ -119,18 +111,6 @@ typedef struct sdp_thread {
     uint32_t n_open, cap_open;
     rp_u64map rule2;       /* byte → B(t,x) */
 } sdp_thread;
-
-/* A released section in a lock's history. */
-typedef struct sdp_past {
-    uint64_t acq_id, rel_id;
-    uint32_t acq_epoch;
-    rp_vc h;
-} sdp_past;
-
-typedef struct sdp_history {
-    sdp_past *e;
-    uint32_t n, cap;
-} sdp_history;
 
 /* What thread u's last section on a lock did to one byte. */
 typedef struct sdp_mark {
@@ -147,14 +127,15 @@ typedef struct sdp_byte {
 typedef struct sdp_lock {
     sdp_clocks released;       /* last exclusive release */
     sdp_clocks read_released;  /* joins of read-side releases */
-    sdp_history *hist;         /* index = thread */
-    uint32_t n_hist;
     rp_u64map bytes;           /* byte → sdp_byte */
 } sdp_lock;
 
 typedef struct sdp_detector {
     rp_allpairs *pairs;
     rp_locksets *locksets;
+    rp_csrules *cs;            /* the section histories (rules 3, 4) */
+    uint64_t n_bytes;          /* (lock, byte) pairs with marks */
+    const rp_event *forgetting;    /* the forget being applied */
     rp_thread_clocks h, p, c, k;
     sdp_thread *threads;
     uint32_t n_threads;
@@ -228,12 +209,13 @@ static sdp_lock *lock_of(sdp_detector *d, uint64_t obj)
     return l;
 }
 
-static sdp_mark *mark_of(sdp_lock *l, uint64_t addr, rp_tid_t tid)
+static sdp_mark *mark_of(sdp_detector *d, sdp_lock *l, uint64_t addr, rp_tid_t tid)
 {
     sdp_byte *b = u64map_get(&l->bytes, addr);
     if (b == NULL) {
         b = rp_calloc("rp.sdp.byte", 1, sizeof *b);
         u64map_put(&l->bytes, addr, b);
+        d->n_bytes++;
     }
     if (tid >= b->n) {
         b->by = rp_realloc("rp.sdp.marks", b->by, (tid + 1) * sizeof(sdp_mark));
@@ -241,16 +223,6 @@ static sdp_mark *mark_of(sdp_lock *l, uint64_t addr, rp_tid_t tid)
         b->n = tid + 1;
     }
     return &b->by[tid];
-}
-
-static sdp_history *history_of(sdp_lock *l, rp_tid_t tid)
-{
-    if (tid >= l->n_hist) {
-        l->hist = rp_realloc("rp.sdp.hist", l->hist, (tid + 1) * sizeof(sdp_history));
-        rp_memset(l->hist + l->n_hist, 0, (tid + 1 - l->n_hist) * sizeof(sdp_history));
-        l->n_hist = tid + 1;
-    }
-    return &l->hist[tid];
 }
 
 /* P, C ⊔= an HB clock of a release (left composition with HB). */
@@ -307,24 +279,6 @@ static void access_byte_lock(sdp_detector *d, const rp_event *e, uint64_t x, sdp
     }
 }
 
-static void record_access(sdp_section *s, const rp_event *e)
-{
-    bool is_write = e->kind == RP_EV_WRITE;
-    if (s->n_acc != 0) {
-        sdp_access *last = &s->acc[s->n_acc - 1];
-        if (last->addr == e->obj && last->size == e->size && last->is_write == is_write) {
-            last->last_id = e->id;
-            return;
-        }
-    }
-    s->acc = grow(s->acc, s->n_acc, &s->cap_acc, sizeof(sdp_access));
-    sdp_access *a = &s->acc[s->n_acc++];
-    a->addr = e->obj;
-    a->size = e->size;
-    a->is_write = is_write;
-    a->first_id = a->last_id = e->id;
-}
-
 static void sdp_access_event(void *self, const rp_event *e)
 {
     sdp_detector *d = self;
@@ -342,7 +296,7 @@ static void sdp_access_event(void *self, const rp_event *e)
         }
     }
     for (uint32_t i = 0; i < th->n_open; i++)
-        record_access(&th->open[i], e);
+        cslog_record(&th->open[i].acc, e, csrules_limits(d->cs));
     sdp_tclocks t = clocks_of(d, e->tid);
     uint32_t epoch = vc_get(t.h, e->tid);
     rp_allpairs_access a = { e, t.c, epoch, t.h, epoch, locksets_tag(d->locksets, e->tid) };
@@ -351,69 +305,48 @@ static void sdp_access_event(void *self, const rp_event *e)
 
 /* ---- rules 3 and 4 at a release ----------------------------------------------------- */
 
-/* Index of the last section of h whose acquire epoch is <= bound, or -1. */
-static int64_t last_acquired_by(const sdp_history *h, uint32_t bound)
+/* Joins H(r1) of v's last section on the lock acquired by `bound` (the one
+ * before it when that holds skip); true if that changed P. */
+static bool order_after_section(sdp_detector *d, rp_tid_t tid, uint64_t lock, rp_tid_t v,
+                                uint32_t bound, const rp_cs_span *skip)
 {
-    uint32_t lo = 0, hi = h->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (h->e[mid].acq_epoch <= bound)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (int64_t)lo - 1;
-}
-
-/* Joins H(r1) of v's last section on the lock acquired by `bound`; true if
- * that changed P. */
-static bool order_after_section(sdp_tclocks t, const sdp_history *h, int64_t i)
-{
-    if (i < 0 || vc_leq(&h->e[i].h, t.p))
-        return false;
-    order_after(t, &h->e[i].h);
-    return true;
-}
-
-static bool holds_writes(const sdp_past *r1, const sdp_conflict *c)
-{
-    return r1->acq_id < c->lo && c->hi < r1->rel_id;
+    sdp_tclocks t = clocks_of(d, tid);
+    return csrules_join_last(d->cs, tid, lock, v, bound, skip, t.p, t.c);
 }
 
 /* Rule 4 for one conflict (s1, e2) with e2 in the releasing section. */
-static void rule4_in_section(sdp_tclocks t, const sdp_lock *l, const sdp_conflict *c)
+static void rule4_in_section(sdp_detector *d, rp_tid_t tid, uint64_t lock,
+                             const sdp_conflict *c)
 {
-    for (rp_tid_t v = 0; v < l->n_hist; v++) {
-        const sdp_history *h = &l->hist[v];
-        int64_t i = last_acquired_by(h, vc_get(&c->s1, v));
-        if (i >= 0 && v == c->u && holds_writes(&h->e[i], c))
-            i--;
-        order_after_section(t, h, i);
-    }
+    rp_cs_span writes = { c->lo, c->hi };
+    for (rp_tid_t v = 0; v < d->n_threads; v++)
+        order_after_section(d, tid, lock, v, vc_get(&c->s1, v), v == c->u ? &writes : NULL);
 }
 
-static void release_rules(sdp_tclocks t, const sdp_lock *l, const sdp_section *s)
+static void release_rules(sdp_detector *d, rp_tid_t tid, const sdp_section *s)
 {
-    for (rp_tid_t v = 0; v < l->n_hist; v++)
-        order_after_section(t, &l->hist[v], last_acquired_by(&l->hist[v], vc_get(&s->y, v)));
+    for (rp_tid_t v = 0; v < d->n_threads; v++)
+        order_after_section(d, tid, s->lock, v, vc_get(&s->y, v), NULL);
     for (uint32_t i = 0; i < s->n_conf; i++)
-        rule4_in_section(t, l, &s->conf[i]);
+        rule4_in_section(d, tid, s->lock, &s->conf[i]);
     for (bool changed = true; changed;) {
         changed = false;
-        for (rp_tid_t v = 0; v < l->n_hist; v++)
-            if (order_after_section(t, &l->hist[v],
-                                    last_acquired_by(&l->hist[v], vc_get(t.p, v))))
+        for (rp_tid_t v = 0; v < d->n_threads; v++)
+            if (order_after_section(d, tid, s->lock, v, vc_get(tclocks_get(&d->p, tid), v),
+                                    NULL))
                 changed = true;
     }
 }
 
 /* ---- publication at a release ------------------------------------------------------ */
 
-static void publish_access(sdp_detector *d, sdp_lock *l, rp_tid_t tid, const sdp_access *a,
+/* The log is in no particular order (rp_cs_log merges repeats), so the
+ * first and last write ids of a byte are the least and the greatest. */
+static void publish_access(sdp_detector *d, sdp_lock *l, rp_tid_t tid, const rp_cs_logged *a,
                            const rp_vc *h)
 {
     for (uint64_t x = a->addr; x - a->addr < a->size; x++) {
-        sdp_mark *m = mark_of(l, x, tid);
+        sdp_mark *m = mark_of(d, l, x, tid);
         if (!a->is_write) {
             vc_copy(&m->rd, h);
             m->has_rd = true;
@@ -423,22 +356,13 @@ static void publish_access(sdp_detector *d, sdp_lock *l, rp_tid_t tid, const sdp
             vc_copy(&m->wr, h);
             m->serial = d->serial;
             m->lo = a->first_id;
+            m->hi = a->last_id;
         }
-        m->hi = a->last_id;
+        if (a->first_id < m->lo)
+            m->lo = a->first_id;
+        if (a->last_id > m->hi)
+            m->hi = a->last_id;
     }
-}
-
-static void remember_section(sdp_lock *l, rp_tid_t tid, const sdp_section *s, uint64_t rel_id,
-                             const rp_vc *h)
-{
-    sdp_history *hist = history_of(l, tid);
-    hist->e = grow(hist->e, hist->n, &hist->cap, sizeof(sdp_past));
-    sdp_past *p = &hist->e[hist->n++];
-    p->acq_id = s->acq_id;
-    p->rel_id = rel_id;
-    p->acq_epoch = s->acq_epoch;
-    vc_init(&p->h);
-    vc_copy(&p->h, h);
 }
 
 static void section_free(sdp_section *s)
@@ -447,7 +371,38 @@ static void section_free(sdp_section *s)
     for (uint32_t i = 0; i < s->n_conf; i++)
         vc_free(&s->conf[i].s1);
     rp_free(s->conf);
-    rp_free(s->acc);
+    cslog_free(&s->acc);
+}
+
+/* ---- the bound on marks --------------------------------------------------------- */
+
+static void free_byte(void *ctx, uint64_t key, void *value);
+
+static void find_most_marked(void *ctx, uint64_t key, void *value)
+{
+    sdp_lock **most = ctx;
+    sdp_lock *l = value;
+    (void)key;
+    if (*most == NULL || l->bytes.count > (*most)->bytes.count)
+        *most = l;
+}
+
+/* Over the bound on (lock, byte) pairs (rp_csrules.h): the locks with the
+ * most lose their marks, down to half the bound.  Rules 1, 2 and 4 then
+ * miss their edges from those sections: less order, counted. */
+static void enforce_byte_bound(sdp_detector *d)
+{
+    rp_cs_limits *limits = csrules_limits(d->cs);
+    if (limits == NULL || limits->max_bytes == 0 || d->n_bytes <= limits->max_bytes)
+        return;
+    while (d->n_bytes > limits->max_bytes / 2) {
+        sdp_lock *most = NULL;
+        u64map_for_each(&d->locks, find_most_marked, &most);
+        limits->dropped_bytes += most->bytes.count;
+        d->n_bytes -= most->bytes.count;
+        u64map_for_each(&most->bytes, free_byte, NULL);
+        u64map_free(&most->bytes);
+    }
 }
 
 /* ---- locks -------------------------------------------------------------------- */
@@ -500,9 +455,8 @@ static void sdp_acquire(void *self, const rp_event *e)
     sdp_section *s = &th->open[th->n_open++];
     rp_memset(s, 0, sizeof *s);
     s->lock = e->obj;
-    s->acq_id = e->id;
-    s->acq_epoch = vc_get(t.h, e->tid);
     vc_copy(&s->y, t.k);
+    csrules_acquire_id(d->cs, e->tid, e->obj, vc_get(t.h, e->tid), e->id);
 }
 
 static void sdp_release(void *self, const rp_event *e)
@@ -516,17 +470,18 @@ static void sdp_release(void *self, const rp_event *e)
         return;
     sdp_section *s = &th->open[i - 1];
     sdp_lock *l = lock_of(d, e->obj);
+    release_rules(d, e->tid, s);
     sdp_tclocks t = clocks_of(d, e->tid);
-    release_rules(t, l, s);
     d->serial++;
-    for (uint32_t j = 0; j < s->n_acc; j++)
-        publish_access(d, l, e->tid, &s->acc[j], t.h);
-    remember_section(l, e->tid, s, e->id, t.h);
+    for (uint32_t j = 0; j < s->acc.n; j++)
+        publish_access(d, l, e->tid, &s->acc.entries[j], t.h);
+    csrules_release_id(d->cs, e->tid, e->obj, t.h, e->id);
     section_free(s);
     for (uint32_t j = i; j < th->n_open; j++)
         th->open[j - 1] = th->open[j];
     th->n_open--;
     locksets_release(d->locksets, e->tid, e->obj, false);
+    enforce_byte_bound(d);
     vc_copy(&l->released.h, t.h);
     vc_copy(&l->released.p, t.p);
     vc_copy(&l->released.c, t.c);
@@ -584,6 +539,7 @@ static void sdp_fork(void *self, const rp_event *e)
     vc_join(c.p, t.p);
     vc_join(c.c, t.c);
     vc_join(c.k, t.k);
+    csrules_fork(d->cs, e->tid, (rp_tid_t)e->obj);
     increment(d, e->tid);
 }
 
@@ -595,6 +551,27 @@ static void sdp_join(void *self, const rp_event *e)
     sdp_tclocks j = clocks_of(d, (rp_tid_t)e->obj);
     sdp_clocks from = { *j.h, *j.p, *j.c, *j.k };
     import_all(d, e->tid, &from);
+    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
+}
+
+/* The thread's open sections will never be released, and it reads no
+ * more (B(t,x) goes); its clocks stay for a later join. */
+static void sdp_thread_end(void *self, rp_tid_t tid)
+{
+    sdp_detector *d = self;
+    sdp_thread *th = thread_of(d, tid);
+    for (uint32_t i = 0; i < th->n_open; i++)
+        section_free(&th->open[i]);
+    th->n_open = 0;
+    objclocks_free(&th->rule2);
+    csrules_thread_end(d->cs, tid);
+}
+
+static void sdp_kept(void *self, uint64_t *sections, uint64_t *bytes)
+{
+    sdp_detector *d = self;
+    csrules_kept(d->cs, sections, bytes);
+    *bytes += d->n_bytes;
 }
 
 static void sdp_sync_send(void *self, const rp_event *e)
@@ -610,20 +587,20 @@ static void sdp_sync_recv(void *self, const rp_event *e)
     import_all(d, e->tid, sync_object(d, e->obj));
 }
 
-static void free_byte(void *ctx, uint64_t key, void *value);
-
 static void forget_marks(void *ctx, uint64_t lock, void *value)
 {
-    const rp_event *e = ctx;
+    sdp_detector *d = ctx;
     sdp_lock *l = value;
     (void)lock;
-    u64map_remove_range(&l->bytes, e->obj, e->size, free_byte, NULL);
+    d->n_bytes -= u64map_remove_range(&l->bytes, d->forgetting->obj, d->forgetting->size,
+                                      free_byte, NULL);
 }
 
 static void sdp_forget(void *self, const rp_event *e)
 {
     sdp_detector *d = self;
-    u64map_for_each(&d->locks, forget_marks, (void *)e);
+    d->forgetting = e;
+    u64map_for_each(&d->locks, forget_marks, d);
     for (uint32_t t = 0; t < d->n_threads; t++)
         objclocks_forget(&d->threads[t].rule2, e->obj, e->size);
     allpairs_forget(d->pairs, e);
@@ -644,6 +621,7 @@ static void *sdp_create(const rp_detector_env *env)
     rp_allpairs_config config = { "sdp", locksets_disjoint, locksets_may_evict, d->locksets,
                                   false };
     d->pairs = allpairs_create(env, &config);
+    d->cs = csrules_create_histories();
     tclocks_init(&d->h, 1);
     tclocks_init(&d->p, 0);
     tclocks_init(&d->c, 1);
@@ -673,12 +651,6 @@ static void free_lock(void *ctx, uint64_t key, void *value)
     (void)key;
     clocks_free(&l->released);
     clocks_free(&l->read_released);
-    for (uint32_t t = 0; t < l->n_hist; t++) {
-        for (uint32_t i = 0; i < l->hist[t].n; i++)
-            vc_free(&l->hist[t].e[i].h);
-        rp_free(l->hist[t].e);
-    }
-    rp_free(l->hist);
     u64map_for_each(&l->bytes, free_byte, NULL);
     u64map_free(&l->bytes);
     rp_free(l);
@@ -699,6 +671,7 @@ static void sdp_destroy(void *self)
         return;
     allpairs_destroy(d->pairs);
     locksets_destroy(d->locksets);
+    csrules_destroy(d->cs);
     tclocks_free(&d->h);
     tclocks_free(&d->p);
     tclocks_free(&d->c);
@@ -738,4 +711,6 @@ const rp_detector_ops rp_det_sdp = {
     .sync_recv = sdp_sync_recv,
     .forget = sdp_forget,
     .finish = sdp_finish,
+    .thread_end = sdp_thread_end,
+    .kept = sdp_kept,
 };

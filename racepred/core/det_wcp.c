@@ -195,6 +195,16 @@ static void wcp_join(void *self, const rp_event *e)
     csrules_thread_end(d->cs, (rp_tid_t)e->obj);
 }
 
+static void wcp_thread_end(void *self, rp_tid_t tid)
+{
+    csrules_thread_end(((wcp_detector *)self)->cs, tid);
+}
+
+static void wcp_kept(void *self, uint64_t *sections, uint64_t *bytes)
+{
+    csrules_kept(((wcp_detector *)self)->cs, sections, bytes);
+}
+
 static void wcp_sync_send(void *self, const rp_event *e)
 {
     wcp_detector *d = self;
@@ -294,4 +304,6 @@ const rp_detector_ops rp_det_wcp = {
     .sync_recv = wcp_sync_recv,
     .forget = wcp_forget,
     .finish = wcp_finish,
+    .thread_end = wcp_thread_end,
+    .kept = wcp_kept,
 };

@@ -40,4 +40,6 @@ const rp_detector_ops rp_det_wdc = {
     .sync_recv = dc_sync_recv,
     .forget = dc_forget,
     .finish = dc_finish,
+    .thread_end = dc_thread_end,
+    .kept = dc_kept,
 };

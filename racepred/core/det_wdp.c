@@ -67,16 +67,10 @@ typedef struct wdp_slot {
     wdp_writer byte[RP_SHADOW_GRANULE_SIZE];
 } wdp_slot;
 
-typedef struct wdp_wrote {
-    uint64_t addr;
-    uint32_t size;
-} wdp_wrote;
-
 /* An exclusive section a thread has open, and what it wrote so far. */
 typedef struct wdp_section {
     uint64_t lock;
-    wdp_wrote *writes;
-    uint32_t n, cap;
+    rp_cs_log writes;
 } wdp_section;
 
 typedef struct wdp_thread {
@@ -94,11 +88,13 @@ typedef struct wdp_detector {
     wdp_thread *threads;
     uint32_t n_threads;
     rp_u64map written;             /* lock → rp_u64map byte → L(l,x) */
+    uint64_t n_written;            /* (lock, byte) pairs in it */
     rp_u64map h_released;          /* H of the last exclusive release of l */
     rp_u64map c_released;          /* C of it (for read-side acquires) */
     rp_u64map h_read_released;     /* joins of read-side releases of l */
     rp_u64map c_read_released;
     rp_u64map h_sync, c_sync;
+    const rp_event *forgetting;    /* the forget being applied */
 } wdp_detector;
 
 static wdp_thread *thread_of(wdp_detector *d, rp_tid_t tid)
@@ -128,7 +124,12 @@ static rp_vc *section_clock(wdp_detector *d, uint64_t lock, uint64_t byte, bool 
         u64map_init(bytes);
         u64map_put(&d->written, lock, bytes);
     }
-    return create ? objclocks_get(bytes, byte) : u64map_get(bytes, byte);
+    if (!create)
+        return u64map_get(bytes, byte);
+    size_t before = bytes->count;
+    rp_vc *clock = objclocks_get(bytes, byte);
+    d->n_written += bytes->count - before;
+    return clock;
 }
 
 /* ---- accesses --------------------------------------------------------------- */
@@ -158,19 +159,6 @@ static void read_byte(wdp_detector *d, const rp_event *e, uint64_t byte)
     }
 }
 
-static void record_write(wdp_section *s, const rp_event *e)
-{
-    if (s->n != 0 && s->writes[s->n - 1].addr == e->obj && s->writes[s->n - 1].size == e->size)
-        return;
-    if (s->n == s->cap) {
-        s->cap = s->cap == 0 ? 4 : 2 * s->cap;
-        s->writes = rp_realloc("rp.wdp.writes", s->writes, s->cap * sizeof(wdp_wrote));
-    }
-    s->writes[s->n].addr = e->obj;
-    s->writes[s->n].size = e->size;
-    s->n++;
-}
-
 static void write_bytes(wdp_detector *d, const rp_event *e, uint32_t tag)
 {
     wdp_thread *t = thread_of(d, e->tid);
@@ -180,7 +168,7 @@ static void write_bytes(wdp_detector *d, const rp_event *e, uint32_t tag)
         w->tag = tag;
     }
     for (uint32_t i = 0; i < t->n_open; i++)
-        record_write(&t->open[i], e);
+        cslog_record(&t->open[i].writes, e, csrules_limits(d->cs));
 }
 
 static void check_access(wdp_detector *d, const rp_event *e, uint32_t tag)
@@ -238,16 +226,46 @@ static void wdp_acquire(void *self, const rp_event *e)
     }
     wdp_section *s = &t->open[t->n_open++];
     s->lock = e->obj;
-    s->writes = NULL;
-    s->n = s->cap = 0;
+    rp_memset(&s->writes, 0, sizeof s->writes);
 }
 
 /* L(l,x) := C(t) for every byte the section wrote. */
 static void publish_writes(wdp_detector *d, const wdp_section *s, const rp_vc *c)
 {
-    for (uint32_t i = 0; i < s->n; i++)
-        for (uint64_t j = 0; j < s->writes[i].size; j++)
-            vc_copy(section_clock(d, s->lock, s->writes[i].addr + j, true), c);
+    for (uint32_t i = 0; i < s->writes.n; i++) {
+        const rp_cs_logged *w = &s->writes.entries[i];
+        for (uint64_t j = 0; j < w->size; j++)
+            vc_copy(section_clock(d, s->lock, w->addr + j, true), c);
+    }
+}
+
+static void free_bytes(void *ctx, uint64_t key, void *value);
+
+static void find_most_written(void *ctx, uint64_t lock, void *bytes)
+{
+    uint64_t *most = ctx;
+    if (most[1] == 0 || ((rp_u64map *)bytes)->count > most[1]) {
+        most[0] = lock;
+        most[1] = ((rp_u64map *)bytes)->count;
+    }
+}
+
+/* Over the bound on (lock, byte) pairs (rp_csrules.h): the locks with the
+ * most lose theirs, down to half the bound.  A read then finds no L(l,x)
+ * for them: less order, counted. */
+static void enforce_byte_bound(wdp_detector *d)
+{
+    rp_cs_limits *limits = csrules_limits(d->cs);
+    if (limits == NULL || limits->max_bytes == 0 || d->n_written <= limits->max_bytes)
+        return;
+    while (d->n_written > limits->max_bytes / 2) {
+        uint64_t most[2] = { 0, 0 };
+        u64map_for_each(&d->written, find_most_written, most);
+        rp_u64map *bytes = u64map_remove(&d->written, most[0]);
+        limits->dropped_bytes += bytes->count;
+        d->n_written -= bytes->count;
+        free_bytes(NULL, most[0], bytes);
+    }
 }
 
 static void close_section(wdp_detector *d, rp_tid_t tid, uint64_t lock, const rp_vc *c)
@@ -259,7 +277,7 @@ static void close_section(wdp_detector *d, rp_tid_t tid, uint64_t lock, const rp
     if (i == 0)
         return;
     publish_writes(d, &t->open[i - 1], c);
-    rp_free(t->open[i - 1].writes);
+    cslog_free(&t->open[i - 1].writes);
     for (uint32_t j = i; j < t->n_open; j++)
         t->open[j - 1] = t->open[j];
     t->n_open--;
@@ -273,6 +291,7 @@ static void wdp_release(void *self, const rp_event *e)
     csrules_rule_b(d->cs, e->tid, e->obj, c, NULL);
     csrules_release(d->cs, e->tid, e->obj, c);
     close_section(d, e->tid, e->obj, c);
+    enforce_byte_bound(d);
     locksets_release(d->locksets, e->tid, e->obj, false);
     vc_copy(objclocks_get(&d->h_released, e->obj), h);
     vc_copy(objclocks_get(&d->c_released, e->obj), c);
@@ -350,17 +369,40 @@ static void forget_writers(void *ctx, uint64_t granule, void *slot, uint8_t mask
  * until a section writes them and sets it anew. */
 static void forget_section_clocks(void *ctx, uint64_t lock, void *bytes)
 {
-    const rp_event *e = ctx;
+    wdp_detector *d = ctx;
+    const rp_event *e = d->forgetting;
+    size_t before = ((rp_u64map *)bytes)->count;
     (void)lock;
     objclocks_forget(bytes, e->obj, e->size);
+    d->n_written -= before - ((rp_u64map *)bytes)->count;
 }
 
 static void wdp_forget(void *self, const rp_event *e)
 {
     wdp_detector *d = self;
     shadow_clear_range(d->writers, e->obj, e->size, forget_writers, d);
-    u64map_for_each(&d->written, forget_section_clocks, (void *)e);
+    d->forgetting = e;
+    u64map_for_each(&d->written, forget_section_clocks, d);
     allpairs_forget(d->pairs, e);
+}
+
+/* The thread's open sections will never be released: their logs go.  Its
+ * clocks stay for a later join. */
+static void wdp_thread_end(void *self, rp_tid_t tid)
+{
+    wdp_detector *d = self;
+    wdp_thread *t = thread_of(d, tid);
+    for (uint32_t i = 0; i < t->n_open; i++)
+        cslog_free(&t->open[i].writes);
+    t->n_open = 0;
+    csrules_thread_end(d->cs, tid);
+}
+
+static void wdp_kept(void *self, uint64_t *sections, uint64_t *bytes)
+{
+    wdp_detector *d = self;
+    csrules_kept(d->cs, sections, bytes);
+    *bytes += d->n_written;
 }
 
 static void wdp_finish(void *self)
@@ -415,7 +457,7 @@ static void wdp_destroy(void *self)
     tclocks_free(&d->b);
     for (uint32_t t = 0; t < d->n_threads; t++) {
         for (uint32_t i = 0; i < d->threads[t].n_open; i++)
-            rp_free(d->threads[t].open[i].writes);
+            cslog_free(&d->threads[t].open[i].writes);
         rp_free(d->threads[t].open);
     }
     rp_free(d->threads);
@@ -451,4 +493,6 @@ const rp_detector_ops rp_det_wdp = {
     .sync_recv = wdp_sync_recv,
     .forget = wdp_forget,
     .finish = wdp_finish,
+    .thread_end = wdp_thread_end,
+    .kept = wdp_kept,
 };

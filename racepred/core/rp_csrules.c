@@ -12,6 +12,7 @@ typedef struct cs_byte {
 
 /* One critical section in a lock's history (rule b). */
 typedef struct cs_entry {
+    uint64_t acq_id, rel_id;
     uint32_t acq_epoch;
     bool released;
     rp_vc rel;
@@ -52,16 +53,9 @@ typedef struct cs_lock {
     uint32_t n_tracks;
 } cs_lock;
 
-typedef struct cs_access {
-    uint64_t addr;
-    uint32_t size;
-    bool is_write;
-} cs_access;
-
 typedef struct cs_open {
     uint64_t lock;
-    cs_access *accesses;
-    uint32_t n, cap;
+    rp_cs_log log;
 } cs_open;
 
 /* The critical sections a thread has open, innermost last. */
@@ -73,6 +67,7 @@ typedef struct cs_thread {
 
 struct rp_csrules {
     bool rule_b;
+    bool own_sections;     /* a thread consumes its own history too (sdp) */
     rp_cs_limits *limits;  /* NULL: unbounded */
     rp_u64map locks;       /* lock → cs_lock */
     cs_thread *threads;
@@ -150,6 +145,12 @@ static uint32_t consumed_of(const cs_lock *l, rp_tid_t tid, rp_tid_t producer)
 
 /* ---- dropping rule-(b) history ------------------------------------------------- */
 
+/* Whether thread t may still consume producer's sections. */
+static bool consumer_of(const rp_csrules *cs, rp_tid_t t, rp_tid_t producer)
+{
+    return !cs->threads[t].ended && (t != producer || cs->own_sections);
+}
+
 /* The first section of producer's history some live thread may still
  * consume.  Threads past n_threads have not appeared yet: they will be
  * forked, and inherit their parent's consumption. */
@@ -158,7 +159,7 @@ static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t pr
     uint32_t min = UINT32_MAX;
     for (rp_tid_t t = 0; t < cs->n_threads; t++) {
         uint32_t c = consumed_of(l, t, producer);
-        if (t != producer && !cs->threads[t].ended && c < min)
+        if (consumer_of(cs, t, producer) && c < min)
             min = c;
     }
     return min;
@@ -175,6 +176,8 @@ static uint32_t drop_prefix(cs_history *h, uint32_t upto)
         return 0;
     if (h->base == 0)
         vc_init(&h->summary.rel);
+    h->summary.acq_id = h->entries[k - 1].acq_id;
+    h->summary.rel_id = h->entries[k - 1].rel_id;
     h->summary.acq_epoch = h->entries[k - 1].acq_epoch;
     h->summary.released = true;
     vc_copy(&h->summary.rel, &h->entries[k - 1].rel);
@@ -194,7 +197,7 @@ static void note_lagging(rp_csrules *cs, cs_lock *l, rp_tid_t producer, uint32_t
 {
     const cs_history *h = &l->tracks[producer].history;
     for (rp_tid_t t = 0; t < cs->n_threads; t++) {
-        if (t == producer || cs->threads[t].ended)
+        if (!consumer_of(cs, t, producer))
             continue;
         cs_progress *p = progress_of(track_of(l, t), producer);
         h = &l->tracks[producer].history;
@@ -228,24 +231,115 @@ static void trim_history(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
 
 /* ---- acquire ---------------------------------------------------------------- */
 
-void csrules_acquire(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch)
+void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch,
+                        uint64_t acq_id)
 {
     cs_thread *th = thread_of(cs, tid);
     th->open = grow(th->open, th->n, &th->cap, sizeof(cs_open));
     cs_open *o = &th->open[th->n++];
     o->lock = lock;
-    o->accesses = NULL;
-    o->n = o->cap = 0;
+    rp_memset(&o->log, 0, sizeof o->log);
     if (!cs->rule_b)
         return;
     cs_lock *l = lock_of(cs, lock);
     cs_history *h = &track_of(l, tid)->history;
     h->entries = grow(h->entries, h->n, &h->cap, sizeof(cs_entry));
     cs_entry *en = &h->entries[h->n++];
+    en->acq_id = acq_id;
+    en->rel_id = 0;
     en->acq_epoch = acq_epoch;
     en->released = false;
     vc_init(&en->rel);
     trim_history(cs, l, tid);
+}
+
+void csrules_acquire(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch)
+{
+    csrules_acquire_id(cs, tid, lock, acq_epoch, 0);
+}
+
+/* ---- the log of an open section ----------------------------------------------- */
+
+/* Logs shorter than this grow without merging repeats first. */
+#define LOG_MERGE_MIN 16
+
+static bool same_access(const rp_cs_logged *a, const rp_cs_logged *b)
+{
+    return a->addr == b->addr && a->size == b->size && a->is_write == b->is_write;
+}
+
+/* Tells entries apart for merging: distinct for the user-space addresses
+ * (below 2^48) of accesses of up to 2^15 bytes; a rare clash of two
+ * different accesses only keeps both. */
+static uint64_t access_key(const rp_cs_logged *a)
+{
+    return a->addr ^ ((uint64_t)a->size << 48) ^ ((uint64_t)a->is_write << 63);
+}
+
+/* Merges every repeat into the first entry of its access (its last_id
+ * the repeat's, the later), keeping the order of first occurrences. */
+static void merge_repeats(rp_cs_log *log)
+{
+    rp_u64map first;               /* key → 1 + index of the kept entry */
+    uint32_t kept = 0;
+    u64map_init(&first);
+    for (uint32_t i = 0; i < log->n; i++) {
+        const rp_cs_logged *a = &log->entries[i];
+        uintptr_t at = (uintptr_t)u64map_get(&first, access_key(a));
+        if (at != 0 && same_access(&log->entries[at - 1], a)) {
+            log->entries[at - 1].last_id = a->last_id;
+            continue;
+        }
+        if (at == 0)
+            u64map_put(&first, access_key(a), (void *)(uintptr_t)(kept + 1));
+        log->entries[kept++] = *a;
+    }
+    u64map_free(&first);
+    log->n = kept;
+}
+
+/* Room for one more entry in a log at its capacity: repeats merged, at
+ * least half of it free again, else a larger capacity up to the bound.
+ * False (and the log full, counted) when neither helps. */
+static bool make_room(rp_cs_log *log, rp_cs_limits *limits)
+{
+    uint64_t max = limits != NULL && limits->max_bytes != 0 ? limits->max_bytes : UINT32_MAX;
+    if (log->full)
+        return false;
+    if (log->cap >= LOG_MERGE_MIN) {
+        merge_repeats(log);
+        if (log->n <= log->cap / 2)
+            return true;
+    }
+    if (log->cap >= max) {
+        log->full = true;
+        if (limits != NULL)
+            limits->full_logs++;
+        return false;
+    }
+    uint64_t cap = log->cap == 0 ? 4 : 2 * (uint64_t)log->cap;
+    log->cap = (uint32_t)(cap < max ? cap : max);
+    log->entries = rp_realloc("rp.csrules.log", log->entries, log->cap * sizeof(rp_cs_logged));
+    return true;
+}
+
+void cslog_record(rp_cs_log *log, const rp_event *e, rp_cs_limits *limits)
+{
+    rp_cs_logged a = { e->obj, e->id, e->id, e->size, e->kind == RP_EV_WRITE };
+    if (log->n != 0 && same_access(&log->entries[log->n - 1], &a)) {
+        log->entries[log->n - 1].last_id = e->id;
+        return;
+    }
+    if (log->n == log->cap && !make_room(log, limits))
+        return;
+    log->entries[log->n++] = a;
+}
+
+void cslog_free(rp_cs_log *log)
+{
+    rp_free(log->entries);
+    log->entries = NULL;
+    log->n = log->cap = 0;
 }
 
 /* ---- rule (a) ------------------------------------------------------------------ */
@@ -268,21 +362,6 @@ static void join_conflicting(cs_lock *l, const rp_event *e, rp_vc *dst, rp_vc *a
     }
 }
 
-static void record_access(cs_open *o, const rp_event *e)
-{
-    bool is_write = e->kind == RP_EV_WRITE;
-    if (o->n != 0) {
-        const cs_access *last = &o->accesses[o->n - 1];
-        if (last->addr == e->obj && last->size == e->size && last->is_write == is_write)
-            return;
-    }
-    o->accesses = grow(o->accesses, o->n, &o->cap, sizeof(cs_access));
-    o->accesses[o->n].addr = e->obj;
-    o->accesses[o->n].size = e->size;
-    o->accesses[o->n].is_write = is_write;
-    o->n++;
-}
-
 void csrules_access(rp_csrules *cs, const rp_event *e, rp_vc *dst, rp_vc *also)
 {
     cs_thread *th = thread_of(cs, e->tid);
@@ -290,7 +369,7 @@ void csrules_access(rp_csrules *cs, const rp_event *e, rp_vc *dst, rp_vc *also)
         cs_lock *l = u64map_get(&cs->locks, th->open[i].lock);
         if (l != NULL)
             join_conflicting(l, e, dst, also);
-        record_access(&th->open[i], e);
+        cslog_record(&th->open[i].log, e, cs->limits);
     }
 }
 
@@ -359,6 +438,110 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
             if (u != tid && consume_ordered(cs, l, tid, u, order, also))
                 changed = true;
     }
+}
+
+/* ---- sdp: the last section acquired before a bound ------------------------------ */
+
+/* Where a bound lands in a history (csrules_join_last). */
+typedef enum landing {
+    LANDS_NOWHERE,         /* no section */
+    LANDS_ON_ENTRY,        /* a kept section, or the summary: *entry */
+    LANDS_BEFORE,          /* a dropped section, number *at */
+    LANDS_BEFORE_LAG       /* a dropped section before the summary */
+} landing;
+
+/* Number of the kept sections of h acquired at or before bound, at most
+ * the released ones. */
+static uint32_t kept_upto(const cs_history *h, uint32_t bound)
+{
+    uint32_t lo = 0, hi = h->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (h->entries[mid].acq_epoch <= bound)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo > 0 && !h->entries[lo - 1].released)
+        lo--;
+    return lo;
+}
+
+static bool holds(const cs_entry *en, const rp_cs_span *span)
+{
+    return span != NULL && en->acq_id < span->lo && span->hi < en->rel_id;
+}
+
+/* The section at number `at` (>= base - 1) of h. */
+static const cs_entry *entry_at(const cs_history *h, uint32_t at)
+{
+    return at + 1 == h->base ? &h->summary : &h->entries[at - h->base];
+}
+
+/* The last section of h acquired at or before bound, or the one before
+ * when that holds skip. */
+static landing land(const cs_history *h, uint32_t bound, const rp_cs_span *skip,
+                    const cs_entry **entry, uint32_t *at)
+{
+    uint32_t k = kept_upto(h, bound);
+    if (k > 0)
+        *at = h->base + k - 1;
+    else if (h->base > 0 && h->summary.acq_epoch <= bound)
+        *at = h->base - 1;
+    else
+        return h->base > 0 ? LANDS_BEFORE_LAG : LANDS_NOWHERE;
+    if (holds(entry_at(h, *at), skip)) {
+        if (*at == 0)
+            return LANDS_NOWHERE;
+        --*at;
+    }
+    if (*at + 1 < h->base)
+        return LANDS_BEFORE;
+    *entry = entry_at(h, *at);
+    return LANDS_ON_ENTRY;
+}
+
+/* A bound landed on a dropped section that the thread had not consumed
+ * (counted once per drop that left it behind). */
+static void note_missed(rp_csrules *cs, cs_progress *p)
+{
+    if (p->lag_acq != NO_LAG)
+        cs->limits->missed_sections++;
+    p->lag_acq = NO_LAG;
+}
+
+bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t producer,
+                       uint32_t bound, const rp_cs_span *skip, rp_vc *order, rp_vc *also)
+{
+    cs_lock *l = u64map_get(&cs->locks, lock);
+    if (l == NULL || producer >= l->n_tracks)
+        return false;
+    cs_progress *p = progress_of(track_of(l, tid), producer);
+    const cs_history *h = &l->tracks[producer].history;
+    const cs_entry *en = NULL;
+    uint32_t at = 0;
+    switch (land(h, bound, skip, &en, &at)) {
+    case LANDS_NOWHERE:
+        return false;
+    case LANDS_BEFORE:
+        if (at >= p->next)
+            note_missed(cs, p);
+        return false;
+    case LANDS_BEFORE_LAG:
+        if (p->lag_acq <= bound)
+            note_missed(cs, p);
+        return false;
+    case LANDS_ON_ENTRY:
+        break;
+    }
+    if (at < p->next)
+        return false;
+    p->next = at + 1;
+    p->lag_acq = NO_LAG;
+    if (vc_leq(&en->rel, order))
+        return false;
+    join_entry(en, order, also);
+    return true;
 }
 
 /* ---- rule-(a) bytes: bound and forget ------------------------------------------ */
@@ -444,8 +627,8 @@ void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size)
 static void publish_accesses(rp_csrules *cs, cs_lock *l, const cs_open *o,
                              const rp_vc *released)
 {
-    for (uint32_t i = 0; i < o->n; i++) {
-        const cs_access *a = &o->accesses[i];
+    for (uint32_t i = 0; i < o->log.n; i++) {
+        const rp_cs_logged *a = &o->log.entries[i];
         for (uint64_t j = 0; j < a->size; j++) {
             cs_byte *b = byte_of(cs, l, a->addr + j);
             vc_join(a->is_write ? &b->write : &b->read, released);
@@ -453,13 +636,15 @@ static void publish_accesses(rp_csrules *cs, cs_lock *l, const cs_open *o,
     }
 }
 
-static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released)
+static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released,
+                                uint64_t rel_id)
 {
     cs_history *h = &track_of(l, tid)->history;
     for (uint32_t i = h->n; i-- > 0;) {
         if (!h->entries[i].released) {
             vc_copy(&h->entries[i].rel, released);
             h->entries[i].released = true;
+            h->entries[i].rel_id = rel_id;
             return;
         }
     }
@@ -467,13 +652,19 @@ static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released)
 
 static void close_open(cs_thread *th, uint32_t i)
 {
-    rp_free(th->open[i].accesses);
+    cslog_free(&th->open[i].log);
     for (uint32_t j = i + 1; j < th->n; j++)
         th->open[j - 1] = th->open[j];
     th->n--;
 }
 
 void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released)
+{
+    csrules_release_id(cs, tid, lock, released, 0);
+}
+
+void csrules_release_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released,
+                        uint64_t rel_id)
 {
     cs_thread *th = thread_of(cs, tid);
     uint32_t i = th->n;
@@ -484,7 +675,7 @@ void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *r
     cs_lock *l = lock_of(cs, lock);
     publish_accesses(cs, l, &th->open[i - 1], released);
     if (cs->rule_b)
-        close_history_entry(l, tid, released);
+        close_history_entry(l, tid, released, rel_id);
     close_open(th, i - 1);
     enforce_byte_bound(cs);
 }
@@ -493,6 +684,7 @@ void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *r
 
 typedef struct fork_ctx {
     rp_tid_t parent, child;
+    bool own_sections;
 } fork_ctx;
 
 static void inherit_consumption(void *ctx, uint64_t key, void *value)
@@ -505,7 +697,7 @@ static void inherit_consumption(void *ctx, uint64_t key, void *value)
     cs_track *to = track_of(l, f->child);
     const cs_track *from = &l->tracks[f->parent];
     for (rp_tid_t u = 0; u < from->n_progress; u++) {
-        if (u == f->parent || u == f->child)
+        if (u == f->child || (u == f->parent && !f->own_sections))
             continue;
         cs_progress *mine = progress_of(to, u);
         if (mine->next <= from->progress[u].next)
@@ -517,7 +709,7 @@ void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child)
 {
     thread_of(cs, parent > child ? parent : child);
     if (cs->rule_b) {
-        fork_ctx f = { parent, child };
+        fork_ctx f = { parent, child, cs->own_sections };
         u64map_for_each(&cs->locks, inherit_consumption, &f);
     }
 }
@@ -557,6 +749,18 @@ rp_csrules *csrules_create(bool rule_b)
     return cs;
 }
 
+rp_csrules *csrules_create_histories(void)
+{
+    rp_csrules *cs = csrules_create(true);
+    cs->own_sections = true;
+    return cs;
+}
+
+rp_cs_limits *csrules_limits(const rp_csrules *cs)
+{
+    return cs->limits;
+}
+
 static void count_sections(void *ctx, uint64_t key, void *value)
 {
     uint64_t *n = ctx;
@@ -576,6 +780,12 @@ uint64_t csrules_kept_sections(const rp_csrules *cs)
 uint64_t csrules_kept_bytes(const rp_csrules *cs)
 {
     return cs->n_bytes;
+}
+
+void csrules_kept(const rp_csrules *cs, uint64_t *sections, uint64_t *bytes)
+{
+    *sections = csrules_kept_sections(cs);
+    *bytes = cs->n_bytes;
 }
 
 static void free_history(cs_history *h)
@@ -610,7 +820,7 @@ void csrules_destroy(rp_csrules *cs)
     u64map_free(&cs->locks);
     for (uint32_t t = 0; t < cs->n_threads; t++) {
         for (uint32_t i = 0; i < cs->threads[t].n; i++)
-            rp_free(cs->threads[t].open[i].accesses);
+            cslog_free(&cs->threads[t].open[i].log);
         rp_free(cs->threads[t].open);
     }
     rp_free(cs->threads);

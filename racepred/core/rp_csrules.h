@@ -40,7 +40,9 @@
  *     thread has consumed is dropped: threads the tool forks inherit their
  *     parent's consumption (csrules_fork: their order clock starts above
  *     the parent's, so they would consume the same sections, to no
- *     effect), joined threads consume nothing more (csrules_thread_end).
+ *     effect); a thread that ended — it exited (csrules_thread_end, from
+ *     the engine's thread_end) or was joined — consumes nothing more.  It
+ *     can still be joined: its clocks are the detector's, not these.
  *     What is left is bounded by rp_cs_limits.max_sections per lock and
  *     thread: beyond it the oldest sections are dropped (counted), all but
  *     the last, kept as a summary.  A thread's release clocks only grow,
@@ -57,6 +59,33 @@
  *     before and after a forget do not conflict (rp_event.h).  The total
  *     is bounded by rp_cs_limits.max_bytes: beyond it, the locks with the
  *     most bytes lose them (counted), again a weaker relation.
+ *   - the log of an open section (rp_cs_log, also sdp's and wdp's): its
+ *     distinct accesses, published at the release.  A section held across
+ *     a long loop repeats the same accesses; the log merges them (the same
+ *     bytes and kind, wherever they come in the section), and keeps at
+ *     most max_bytes distinct ones: later new ones are not recorded
+ *     (counted once per section, full_logs).  What that loses, checked
+ *     against the rules: an access missing from the log is missing from
+ *     the publication, so a later section that conflicts with it only
+ *     through that access is not ordered after this release (rule (a);
+ *     sdp's rules 1, 2 and 4 with the access as e1).  Every other edge is
+ *     still one the relation has (the clocks published are the real
+ *     release's), so the relation computed is a subset of the real one:
+ *     it orders less, and the detector reports the same races or more —
+ *     never fewer.  The extra candidates may be false for the relation,
+ *     but none is an error without a validated witness (rp_witness.h),
+ *     which checks the reordering against the observed events, not the
+ *     relation.  The converse — a dropped entry can only lose races —
+ *     would hold for a bound that adds order (a section standing for
+ *     every byte), not for one that drops it.
+ *
+ * sdp (det_sdp.c) keeps its per-lock histories here too
+ * (csrules_create_histories): its rules 3 and 4 ask for the last section of
+ * a thread acquired before a bound (csrules_join_last), which consumes
+ * sections the same way — a section whose release clock the asking thread
+ * already holds, and every earlier one of its thread, can do nothing more
+ * for it — so the same dropping and bound apply; a thread's own sections
+ * count for it too in sdp, so it consumes its own history as well.
  */
 #ifndef RP_CSRULES_H
 #define RP_CSRULES_H
@@ -74,12 +103,34 @@ typedef struct rp_cs_limits {
     uint32_t max_sections;      /* rule (b): sections kept per lock and
                                  * thread; 0: unbounded */
     uint64_t max_bytes;         /* rule (a): (lock, byte) pairs kept per
-                                 * detector; 0: unbounded */
+                                 * detector, and distinct accesses logged
+                                 * per open section; 0: unbounded */
     uint64_t dropped_sections;  /* sections dropped by the bound */
     uint64_t missed_sections;   /* times a thread needed a dropped section
                                  * that the summary does not stand for */
     uint64_t dropped_bytes;     /* (lock, byte) pairs dropped by the bound */
+    uint64_t full_logs;         /* sections whose log reached the bound and
+                                 * left later accesses out */
 } rp_cs_limits;
+
+/* One access an open section made: the bytes, the kind and the ids of
+ * the first and the last time the section made it. */
+typedef struct rp_cs_logged {
+    uint64_t addr, first_id, last_id;
+    uint32_t size;
+    bool is_write;
+} rp_cs_logged;
+
+/* The distinct accesses of an open critical section (see above). */
+typedef struct rp_cs_log {
+    rp_cs_logged *entries;
+    uint32_t n, cap;
+    bool full;
+} rp_cs_log;
+
+/* Adds access e to the log (limits: NULL for no bound). */
+void cslog_record(rp_cs_log *log, const rp_event *e, rp_cs_limits *limits);
+void cslog_free(rp_cs_log *log);
 
 /* The limits every rp_csrules created afterwards obeys and counts into
  * (NULL: unbounded).  The front end sets them once, from its options,
@@ -88,18 +139,28 @@ void csrules_set_limits(rp_cs_limits *limits);
 
 /* rule_b: keep the section histories (WCP, DC; not WDC). */
 rp_csrules *csrules_create(bool rule_b);
+/* The section histories only, for csrules_join_last (sdp): a thread's own
+ * sections count for it too. */
+rp_csrules *csrules_create_histories(void);
 void csrules_destroy(rp_csrules *cs);
+
+/* The limits cs obeys (NULL: unbounded), for the detector's own state. */
+rp_cs_limits *csrules_limits(const rp_csrules *cs);
 
 /* What the rules hold now: rule-(b) sections and rule-(a) (lock, byte)
  * pairs. */
 uint64_t csrules_kept_sections(const rp_csrules *cs);
 uint64_t csrules_kept_bytes(const rp_csrules *cs);
+/* Both, as rp_detector_ops.kept gives them. */
+void csrules_kept(const rp_csrules *cs, uint64_t *sections, uint64_t *bytes);
 
 /* Thread child starts after this event of parent (the detector has joined
  * the parent's clocks into the child's). */
 void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child);
 
-/* Thread tid has ended (joined): it takes part in no section any more. */
+/* Thread tid has ended (exited, or joined): it takes part in no section
+ * any more, and consumes nothing; its sections stay for the others.
+ * Calling it again (an exited thread joined later) changes nothing. */
 void csrules_thread_end(rp_csrules *cs, rp_tid_t tid);
 
 /* [addr, addr + size) is fresh memory: its bytes conflict with nothing
@@ -109,6 +170,9 @@ void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size);
 /* Thread tid acquires lock; acq_epoch is its own entry of the clock that
  * rule (b) compares (the relation's order clock). */
 void csrules_acquire(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch);
+/* The same, remembering the acquire's event id (csrules_join_last). */
+void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch,
+                        uint64_t acq_id);
 
 /* Rule (a) for access e: joins into dst (and also, if not NULL) the release
  * clocks of earlier sections on held locks that conflict with e; records e
@@ -125,5 +189,23 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
  * release to the next (the summary of dropped sections relies on it).  A release of a lock the thread does not hold is
  * ignored. */
 void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released);
+/* The same, remembering the release's event id (csrules_join_last). */
+void csrules_release_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released,
+                        uint64_t rel_id);
+
+/* Event ids bounding some accesses: a section holds them when it was
+ * acquired before lo and released after hi. */
+typedef struct rp_cs_span {
+    uint64_t lo, hi;
+} rp_cs_span;
+
+/* sdp's rules 3 and 4 at a release of lock by tid: the last released
+ * section of producer on lock whose acquire epoch is <= bound — or the one
+ * before it, when skip is not NULL and that section holds skip — has its
+ * release clock joined into order (and also, if not NULL) unless order
+ * already holds it.  True if order changed.  The section counts as
+ * consumed by tid either way. */
+bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t producer,
+                       uint32_t bound, const rp_cs_span *skip, rp_vc *order, rp_vc *also);
 
 #endif

@@ -91,6 +91,17 @@ typedef struct rp_detector_ops {
     void (*sync_recv)(void *self, const rp_event *e);
     void (*forget)(void *self, const rp_event *e);
 
+    /* Thread tid has run its last event (it exited).  Not an event of the
+     * stream: the front end says so when it knows (rp_engine_thread_end),
+     * trace files do not.  tid may still be joined later, so its clocks
+     * stay; what ends is its part in what every live thread must consume
+     * before a detector may drop it (rp_csrules.h).  May be NULL. */
+    void (*thread_end)(void *self, rp_tid_t tid);
+
+    /* What the detector's critical-section histories hold now: sections
+     * and (lock, byte) entries (rp_csrules.h).  May be NULL (none kept). */
+    void (*kept)(void *self, uint64_t *sections, uint64_t *bytes);
+
     /* End of the stream: post-processing, remaining reports. */
     void (*finish)(void *self);
 } rp_detector_ops;

@@ -346,6 +346,25 @@ void rp_engine_window_only(rp_engine *eng, rp_event *e)
     rp_window_append(eng->window, e);
 }
 
+void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid)
+{
+    for (unsigned i = 0; i < eng->n_detectors; i++)
+        if (eng->detectors[i].ops->thread_end != NULL)
+            eng->detectors[i].ops->thread_end(eng->detectors[i].self, tid);
+}
+
+void rp_engine_kept(const rp_engine *eng, uint64_t *sections, uint64_t *bytes)
+{
+    *sections = *bytes = 0;
+    for (unsigned i = 0; i < eng->n_detectors; i++) {
+        uint64_t s = 0, b = 0;
+        if (eng->detectors[i].ops->kept != NULL)
+            eng->detectors[i].ops->kept(eng->detectors[i].self, &s, &b);
+        *sections += s;
+        *bytes += b;
+    }
+}
+
 void rp_engine_finish(rp_engine *eng)
 {
     for (unsigned i = 0; i < eng->n_detectors; i++)

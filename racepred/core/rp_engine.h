@@ -88,6 +88,14 @@ static inline void rp_engine_event(rp_engine *eng, rp_event *e)
         rp_engine_dispatch(eng, e);
 }
 
+/* Thread tid has exited (see rp_detector_ops.thread_end): every
+ * detector's thread_end.  Between two events, in stream order. */
+void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid);
+
+/* The critical-section history entries every detector keeps now, summed:
+ * sections and (lock, byte) entries (rp_detector_ops.kept). */
+void rp_engine_kept(const rp_engine *eng, uint64_t *sections, uint64_t *bytes);
+
 /* End of stream: every detector's finish(). */
 void rp_engine_finish(rp_engine *eng);
 
