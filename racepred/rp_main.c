@@ -213,6 +213,7 @@ static void finish_detection(void)
                   (ULong)rp_engine_event_count(rp_tool_engine),
                   (UInt)rp_threads_count(),
                   (ULong)rp_engine_repeats_dropped(rp_tool_engine));
+    rp_wreport_kept(rp_tool_engine);
     rp_engine_destroy(rp_tool_engine);
     rp_tool_engine = NULL;
 }

@@ -148,7 +148,9 @@ Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)
 
 /* The thread has made its last access.  If a joiner is already blocked on
  * it, this is the moment the join edge must enter the stream (see
- * rp_threads_join_pre). */
+ * rp_threads_join_pre).  Either way the detectors learn that it has ended,
+ * so that a thread nobody joins (detached) stops holding their histories
+ * back (rp_engine_thread_end). */
 static void on_ll_exit(ThreadId tid)
 {
     rp_tid_t rp = rp_by_vg[tid];
@@ -159,6 +161,8 @@ static void on_ll_exit(ThreadId tid)
     rp_by_vg[tid] = RP_NO_THREAD;
     if (threads[rp].waiting_joiner != RP_NO_THREAD)
         emit_join(threads[rp].waiting_joiner, rp);
+    if (rp_tool_engine != NULL)
+        rp_engine_thread_end(rp_tool_engine, rp);
 }
 
 void rp_threads_init(void)

@@ -167,7 +167,7 @@ void rp_wreport_dropped(const rp_cs_limits *limits)
     if (limits->missed_sections > 0)
         VG_(umsg)("racepred: the bound on critical-section histories dropped %llu "
                   "sections (--cs-sections=%u), %llu times one was needed: "
-                  "wcp/dc/wdp ordered less than they could, predicted races may "
+                  "wcp/dc/wdp/sdp ordered less than they could, predicted races may "
                   "include more unconfirmed ones\n",
                   (ULong)limits->dropped_sections, limits->max_sections,
                   (ULong)limits->missed_sections);
@@ -177,9 +177,26 @@ void rp_wreport_dropped(const rp_cs_limits *limits)
                   (ULong)limits->dropped_sections, limits->max_sections);
     if (limits->dropped_bytes > 0)
         VG_(umsg)("racepred: the bound on lock-protected bytes dropped %llu "
-                  "(lock, byte) pairs (--cs-bytes=%llu): wcp/dc/wdc ordered less "
+                  "(lock, byte) pairs (--cs-bytes=%llu): the detectors ordered less "
                   "than they could, predicted races may include more unconfirmed "
                   "ones\n", (ULong)limits->dropped_bytes, (ULong)limits->max_bytes);
+    if (limits->full_logs > 0)
+        VG_(umsg)("racepred: %llu critical sections held across more than "
+                  "--cs-bytes=%llu distinct accesses left the later ones out of "
+                  "their log: the detectors ordered less than they could, "
+                  "predicted races may include more unconfirmed ones\n",
+                  (ULong)limits->full_logs, (ULong)limits->max_bytes);
+}
+
+void rp_wreport_kept(const rp_engine *eng)
+{
+    uint64_t sections, bytes;
+
+    if (VG_(clo_verbosity) <= 1 || VG_(clo_xml))
+        return;
+    rp_engine_kept(eng, &sections, &bytes);
+    VG_(umsg)("racepred: critical-section histories at the end: %llu sections, "
+              "%llu (lock, byte) pairs\n", (ULong)sections, (ULong)bytes);
 }
 
 /* Valgrind's preloads (ours wraps pthread_mutex_lock & co) are not where a

@@ -16,6 +16,7 @@
 
 #include "pub_tool_basics.h"
 #include "rp_csrules.h"
+#include "rp_engine.h"
 #include "rp_window.h"
 
 /* Sets up the window's reporting needs (which code locations not to name);
@@ -40,5 +41,9 @@ void rp_wreport_summary(const rp_window *w);
 /* Says what the bounds on critical-section histories dropped, if anything
  * (never silently: the relation was weaker than without them). */
 void rp_wreport_dropped(const rp_cs_limits *limits);
+
+/* With -v: what the detectors' critical-section histories hold at the end
+ * (rp_engine_kept). */
+void rp_wreport_kept(const rp_engine *eng);
 
 #endif
