@@ -190,13 +190,14 @@ void rp_wreport_dropped(const rp_cs_limits *limits)
 
 void rp_wreport_kept(const rp_engine *eng)
 {
-    uint64_t sections, bytes;
+    rp_history_stats kept;
 
     if (VG_(clo_verbosity) <= 1 || VG_(clo_xml))
         return;
-    rp_engine_kept(eng, &sections, &bytes);
-    VG_(umsg)("racepred: critical-section histories at the end: %llu sections, "
-              "%llu (lock, byte) pairs\n", (ULong)sections, (ULong)bytes);
+    rp_engine_kept(eng, &kept);
+    VG_(umsg)("racepred: critical-section histories: at most %llu sections at once; "
+              "at the end %llu sections, %llu (lock, byte) pairs\n",
+              (ULong)kept.peak_sections, (ULong)kept.sections, (ULong)kept.bytes);
 }
 
 /* Valgrind's preloads (ours wraps pthread_mutex_lock & co) are not where a

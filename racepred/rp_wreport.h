@@ -42,8 +42,8 @@ void rp_wreport_summary(const rp_window *w);
  * (never silently: the relation was weaker than without them). */
 void rp_wreport_dropped(const rp_cs_limits *limits);
 
-/* With -v: what the detectors' critical-section histories hold at the end
- * (rp_engine_kept). */
+/* With -v: what the detectors' critical-section histories held at most,
+ * and hold at the end (rp_engine_kept). */
 void rp_wreport_kept(const rp_engine *eng);
 
 #endif

@@ -148,9 +148,9 @@ void dc_thread_end(void *self, rp_tid_t tid)
     csrules_thread_end(((dc_detector *)self)->cs, tid);
 }
 
-void dc_kept(void *self, uint64_t *sections, uint64_t *bytes)
+void dc_kept(void *self, rp_history_stats *stats)
 {
-    csrules_kept(((dc_detector *)self)->cs, sections, bytes);
+    csrules_kept(((dc_detector *)self)->cs, stats);
 }
 
 void dc_sync_send(void *self, const rp_event *e)

@@ -567,11 +567,11 @@ static void sdp_thread_end(void *self, rp_tid_t tid)
     csrules_thread_end(d->cs, tid);
 }
 
-static void sdp_kept(void *self, uint64_t *sections, uint64_t *bytes)
+static void sdp_kept(void *self, rp_history_stats *stats)
 {
     sdp_detector *d = self;
-    csrules_kept(d->cs, sections, bytes);
-    *bytes += d->n_bytes;
+    csrules_kept(d->cs, stats);
+    stats->bytes += d->n_bytes;
 }
 
 static void sdp_sync_send(void *self, const rp_event *e)

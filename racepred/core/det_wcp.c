@@ -200,9 +200,9 @@ static void wcp_thread_end(void *self, rp_tid_t tid)
     csrules_thread_end(((wcp_detector *)self)->cs, tid);
 }
 
-static void wcp_kept(void *self, uint64_t *sections, uint64_t *bytes)
+static void wcp_kept(void *self, rp_history_stats *stats)
 {
-    csrules_kept(((wcp_detector *)self)->cs, sections, bytes);
+    csrules_kept(((wcp_detector *)self)->cs, stats);
 }
 
 static void wcp_sync_send(void *self, const rp_event *e)

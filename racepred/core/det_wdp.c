@@ -398,11 +398,11 @@ static void wdp_thread_end(void *self, rp_tid_t tid)
     csrules_thread_end(d->cs, tid);
 }
 
-static void wdp_kept(void *self, uint64_t *sections, uint64_t *bytes)
+static void wdp_kept(void *self, rp_history_stats *stats)
 {
     wdp_detector *d = self;
-    csrules_kept(d->cs, sections, bytes);
-    *bytes += d->n_written;
+    csrules_kept(d->cs, stats);
+    stats->bytes += d->n_written;
 }
 
 static void wdp_finish(void *self)

@@ -26,6 +26,7 @@ typedef struct cs_history {
     uint32_t n, cap;
     uint32_t base;
     uint32_t trim_at;      /* n at which to try dropping a prefix again */
+    uint32_t consumed;     /* sections consumers passed since the last try */
     cs_entry summary;
 } cs_history;
 
@@ -73,6 +74,8 @@ struct rp_csrules {
     cs_thread *threads;
     uint32_t n_threads;
     uint64_t n_bytes;      /* (lock, byte) pairs in all the locks' maps */
+    uint64_t n_sections;   /* sections in all the histories */
+    uint64_t peak_sections;
 };
 
 static rp_cs_limits *configured_limits;
@@ -167,7 +170,7 @@ static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t pr
 
 /* Drops sections [base, upto) (released ones only), keeping the last as
  * the summary; returns how many were dropped. */
-static uint32_t drop_prefix(cs_history *h, uint32_t upto)
+static uint32_t drop_prefix(rp_csrules *cs, cs_history *h, uint32_t upto)
 {
     uint32_t k = 0;
     while (h->base + k < upto && k < h->n && h->entries[k].released)
@@ -187,6 +190,7 @@ static uint32_t drop_prefix(cs_history *h, uint32_t upto)
         h->entries[i - k] = h->entries[i];
     h->n -= k;
     h->base += k;
+    cs->n_sections -= k;
     return k;
 }
 
@@ -219,14 +223,30 @@ static void trim_history(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
     uint32_t max = cs->limits->max_sections;
     if (h->n < h->trim_at && (max == 0 || h->n <= max))
         return;
-    drop_prefix(h, min_consumed(cs, l, producer));
+    drop_prefix(cs, h, min_consumed(cs, l, producer));
     if (max != 0 && h->n > max) {
         uint32_t upto = h->base + h->n - max / 2;
         note_lagging(cs, l, producer, upto);
         h = &l->tracks[producer].history;
-        cs->limits->dropped_sections += drop_prefix(h, upto);
+        cs->limits->dropped_sections += drop_prefix(cs, h, upto);
     }
     h->trim_at = 2 * h->n + 2;
+}
+
+/* Called as a consumer passes k more of producer's sections: a history
+ * whose thread adds nothing more (it ended, or stopped taking the lock)
+ * shrinks only so.  Tried once consumers have passed half of it since the
+ * last try, so that the O(threads) scan is amortised. */
+static void note_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer, uint32_t k)
+{
+    cs_history *h = &l->tracks[producer].history;
+    if (cs->limits == NULL)
+        return;
+    h->consumed += k;
+    if (h->consumed <= h->n / 2 + 8)
+        return;
+    h->consumed = 0;
+    drop_prefix(cs, h, min_consumed(cs, l, producer));
 }
 
 /* ---- acquire ---------------------------------------------------------------- */
@@ -250,6 +270,8 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
     en->acq_epoch = acq_epoch;
     en->released = false;
     vc_init(&en->rel);
+    if (++cs->n_sections > cs->peak_sections)
+        cs->peak_sections = cs->n_sections;
     trim_history(cs, l, tid);
 }
 
@@ -409,6 +431,7 @@ static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t p
 {
     const cs_history *from = &l->tracks[producer].history;
     cs_progress *p = progress_of(&l->tracks[tid], producer);
+    uint32_t before = p->next;
     bool any = false;
     if (p->next < from->base) {
         any = consume_dropped(cs, from, p, producer, order, also);
@@ -423,6 +446,8 @@ static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t p
         p->next++;
         any = true;
     }
+    if (any)
+        note_consumed(cs, l, producer, p->next - before);
     return any;
 }
 
@@ -536,12 +561,14 @@ bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t pro
     }
     if (at < p->next)
         return false;
+    uint32_t passed = at + 1 - p->next;
     p->next = at + 1;
     p->lag_acq = NO_LAG;
-    if (vc_leq(&en->rel, order))
-        return false;
-    join_entry(en, order, also);
-    return true;
+    bool joined = !vc_leq(&en->rel, order);
+    if (joined)
+        join_entry(en, order, also);
+    note_consumed(cs, l, producer, passed);
+    return joined;
 }
 
 /* ---- rule-(a) bytes: bound and forget ------------------------------------------ */
@@ -714,16 +741,30 @@ void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child)
     }
 }
 
+typedef struct end_ctx {
+    rp_csrules *cs;
+    rp_tid_t tid;
+} end_ctx;
+
+/* The ended thread consumes nothing more, and its own history, which it
+ * may have held back itself (sdp), grows no more: what the others have
+ * consumed of it goes now.  The other histories it held back are tried
+ * again at their next section. */
 static void drop_consumption(void *ctx, uint64_t key, void *value)
 {
-    const rp_tid_t *tid = ctx;
+    const end_ctx *end = ctx;
     cs_lock *l = value;
+    cs_track *tr = end->tid < l->n_tracks ? &l->tracks[end->tid] : NULL;
     (void)key;
-    if (*tid >= l->n_tracks)
+    if (tr == NULL)
         return;
-    rp_free(l->tracks[*tid].progress);
-    l->tracks[*tid].progress = NULL;
-    l->tracks[*tid].n_progress = 0;
+    for (rp_tid_t u = 0; u < l->n_tracks; u++)
+        l->tracks[u].history.trim_at = 0;
+    rp_free(tr->progress);
+    tr->progress = NULL;
+    tr->n_progress = 0;
+    if (end->cs->limits != NULL && tr->history.n > 0)
+        drop_prefix(end->cs, &tr->history, min_consumed(end->cs, l, end->tid));
 }
 
 void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
@@ -735,7 +776,8 @@ void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
     th->open = NULL;
     th->cap = 0;
     th->ended = true;
-    u64map_for_each(&cs->locks, drop_consumption, &tid);
+    end_ctx end = { cs, tid };
+    u64map_for_each(&cs->locks, drop_consumption, &end);
 }
 
 /* ---- life cycle --------------------------------------------------------------- */
@@ -782,10 +824,11 @@ uint64_t csrules_kept_bytes(const rp_csrules *cs)
     return cs->n_bytes;
 }
 
-void csrules_kept(const rp_csrules *cs, uint64_t *sections, uint64_t *bytes)
+void csrules_kept(const rp_csrules *cs, rp_history_stats *stats)
 {
-    *sections = csrules_kept_sections(cs);
-    *bytes = cs->n_bytes;
+    stats->sections += csrules_kept_sections(cs);
+    stats->peak_sections += cs->peak_sections;
+    stats->bytes += cs->n_bytes;
 }
 
 static void free_history(cs_history *h)

@@ -90,7 +90,7 @@
 #ifndef RP_CSRULES_H
 #define RP_CSRULES_H
 
-#include "rp_event.h"
+#include "rp_detector.h"
 #include "rp_vc.h"
 
 #include <stdbool.h>
@@ -151,8 +151,8 @@ rp_cs_limits *csrules_limits(const rp_csrules *cs);
  * pairs. */
 uint64_t csrules_kept_sections(const rp_csrules *cs);
 uint64_t csrules_kept_bytes(const rp_csrules *cs);
-/* Both, as rp_detector_ops.kept gives them. */
-void csrules_kept(const rp_csrules *cs, uint64_t *sections, uint64_t *bytes);
+/* Adds both, and the most sections kept at once, to *stats. */
+void csrules_kept(const rp_csrules *cs, rp_history_stats *stats);
 
 /* Thread child starts after this event of parent (the detector has joined
  * the parent's clocks into the child's). */

@@ -47,6 +47,13 @@ typedef struct rp_race {
 
 typedef void (*rp_race_fn)(void *ctx, const rp_race *race);
 
+/* What a detector's critical-section histories hold (rp_csrules.h). */
+typedef struct rp_history_stats {
+    uint64_t sections;         /* sections kept now */
+    uint64_t peak_sections;    /* the most sections kept at once */
+    uint64_t bytes;            /* (lock, byte) entries kept now */
+} rp_history_stats;
+
 typedef struct rp_detector_env {
     rp_race_fn report;
     void *report_ctx;
@@ -98,9 +105,9 @@ typedef struct rp_detector_ops {
      * before a detector may drop it (rp_csrules.h).  May be NULL. */
     void (*thread_end)(void *self, rp_tid_t tid);
 
-    /* What the detector's critical-section histories hold now: sections
-     * and (lock, byte) entries (rp_csrules.h).  May be NULL (none kept). */
-    void (*kept)(void *self, uint64_t *sections, uint64_t *bytes);
+    /* Adds what the detector's critical-section histories hold to
+     * *stats.  May be NULL (none kept). */
+    void (*kept)(void *self, rp_history_stats *stats);
 
     /* End of the stream: post-processing, remaining reports. */
     void (*finish)(void *self);

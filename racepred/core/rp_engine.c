@@ -353,16 +353,12 @@ void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid)
             eng->detectors[i].ops->thread_end(eng->detectors[i].self, tid);
 }
 
-void rp_engine_kept(const rp_engine *eng, uint64_t *sections, uint64_t *bytes)
+void rp_engine_kept(const rp_engine *eng, rp_history_stats *stats)
 {
-    *sections = *bytes = 0;
-    for (unsigned i = 0; i < eng->n_detectors; i++) {
-        uint64_t s = 0, b = 0;
+    rp_memset(stats, 0, sizeof *stats);
+    for (unsigned i = 0; i < eng->n_detectors; i++)
         if (eng->detectors[i].ops->kept != NULL)
-            eng->detectors[i].ops->kept(eng->detectors[i].self, &s, &b);
-        *sections += s;
-        *bytes += b;
-    }
+            eng->detectors[i].ops->kept(eng->detectors[i].self, stats);
 }
 
 void rp_engine_finish(rp_engine *eng)

@@ -92,9 +92,9 @@ static inline void rp_engine_event(rp_engine *eng, rp_event *e)
  * detector's thread_end.  Between two events, in stream order. */
 void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid);
 
-/* The critical-section history entries every detector keeps now, summed:
- * sections and (lock, byte) entries (rp_detector_ops.kept). */
-void rp_engine_kept(const rp_engine *eng, uint64_t *sections, uint64_t *bytes);
+/* What the detectors' critical-section histories hold, summed over the
+ * detectors (rp_detector_ops.kept; peaks are each detector's own). */
+void rp_engine_kept(const rp_engine *eng, rp_history_stats *stats);
 
 /* End of stream: every detector's finish(). */
 void rp_engine_finish(rp_engine *eng);

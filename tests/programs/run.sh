@@ -11,6 +11,9 @@
 #                       expected/<prog>.stderr.exp after filtering pids and
 #                       hex addresses (like Valgrind's own regression tests);
 #   race-free programs  exit code 0 and nothing at all on stderr under -q;
+#   ended threads       detached workers that exited hold no critical-section
+#                       history back (-v: at most a few workers' sections kept
+#                       at once);
 #   every program       stdout and exit code the same as a native run
 #                       (racy ones: the same stdout); the behaviour
 #                       programs (fork and exec, signals, 1,000 threads,
@@ -47,7 +50,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_spinlock annotated_drd annotated_racepred thread_pool refcount_mutex"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_spinlock annotated_drd annotated_racepred thread_pool refcount_mutex"
 
 failures=0
 checks=0
@@ -594,6 +597,26 @@ for v in 12 abc 999999999999; do
         cat "$tmp/err"
     fi
 done
+
+# Threads that exited hold no critical-section history back, joined or
+# not (rp_engine_thread_end): detached_lockers starts 8 detached workers
+# one after the other, 5,000 sections each.  With -v and no bound, each
+# detector keeps at most the sections of a few workers at once (about one
+# usually; keeping every worker's would be over 40,000), and the bound is
+# never mentioned.
+if built detached_lockers; then
+    for d in hb,wcp sdp wdp; do
+        run_tool -v --cs-sections=0 --detector="$d" "$progs/detached_lockers"
+        peak=$(sed -n 's/^==[0-9]*== racepred: critical-section histories: at most \([0-9]*\) sections at once;.*/\1/p' "$tmp/err")
+        if [ "$rc" -eq 0 ] && [ -n "$peak" ] && [ "$peak" -gt 0 ] && [ "$peak" -lt 25000 ] \
+            && ! grep -q 'the bound on critical-section histories' "$tmp/err"; then
+            pass "detached_lockers under $d: at most $peak sections kept at once"
+        else
+            fail "detached_lockers under $d: at most '$peak' sections kept at once (exit code $rc), expected 1 to 24999"
+            grep 'racepred:' "$tmp/err"
+        fi
+    done
+fi
 
 # Race-free programs stay silent under every detector's confirmed output.
 # The offline detectors (their --help line says "offline": they keep a log

@@ -94,7 +94,7 @@ static void push_end(stream *s, rp_tid_t tid)
 typedef struct outcome {
     uint64_t *keys;        /* first.id << 32 | second.id, sorted, distinct */
     size_t n, cap;
-    uint64_t sections, bytes;
+    uint64_t sections, peak, bytes;
 } outcome;
 
 static void collect(void *ctx, const rp_race *race)
@@ -144,7 +144,11 @@ static outcome run(const char *detector, const stream *s, rp_cs_limits *limits,
         else if (with_ends)
             rp_engine_thread_end(eng, e.tid);
     }
-    rp_engine_kept(eng, &o.sections, &o.bytes);
+    rp_history_stats kept;
+    rp_engine_kept(eng, &kept);
+    o.sections = kept.sections;
+    o.peak = kept.peak_sections;
+    o.bytes = kept.bytes;
     rp_engine_finish(eng);
     rp_engine_destroy(eng);
     sort_keys(&o);
