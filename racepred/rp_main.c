@@ -47,7 +47,7 @@ static const HChar *clo_detectors = RP_DEFAULT_DETECTORS;
 /* --window: events kept to confirm predicted races (core/rp_window.h). */
 static Long clo_window = RP_WINDOW_DEFAULT;
 /* --cs-sections, --cs-bytes: bounds on the critical-section histories of
- * wcp, dc, wdc and wdp (core/rp_csrules.h); 0 is unbounded. */
+ * wcp, dc, wdc, sdp and wdp (core/rp_csrules.h); 0 is unbounded. */
 #define RP_CS_SECTIONS_DEFAULT 16384
 #define RP_CS_BYTES_DEFAULT 262144
 static Long clo_cs_sections = RP_CS_SECTIONS_DEFAULT;
@@ -137,10 +137,11 @@ static void print_usage(void)
 "                              races (%u..%u, 24 bytes each) [%u]\n",
         RP_WINDOW_MIN, RP_WINDOW_MAX, RP_WINDOW_DEFAULT);
     VG_(printf)(
-"    --cs-sections=N           critical sections wcp/dc/wdp remember per lock\n"
-"                              and thread, 0 for no bound [%d]\n"
-"    --cs-bytes=N              (lock, byte) pairs wcp/dc/wdc remember per\n"
-"                              detector, 0 for no bound [%d]\n",
+"    --cs-sections=N           critical sections wcp/dc/sdp/wdp remember per\n"
+"                              lock and thread, 0 for no bound [%d]\n"
+"    --cs-bytes=N              (lock, byte) pairs wcp/dc/wdc/sdp/wdp remember\n"
+"                              per detector, and distinct accesses per open\n"
+"                              critical section, 0 for no bound [%d]\n",
         RP_CS_SECTIONS_DEFAULT, RP_CS_BYTES_DEFAULT);
     VG_(printf)(
 "    --max-memory=N            MiB of shadow memory after which race detection\n"

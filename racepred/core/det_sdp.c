@@ -36,8 +36,9 @@
  *         whose e2 is not in CS(r2).
  * Per (lock l, byte x, thread u): the HB clock of u's last release of a
  * section on l that read / wrote x, and the first and last ids of the
- * writes of x in it.  Per lock and thread: the history of released sections
- * (acquire epoch and id, release id, release HB clock).
+ * writes of x in it.  Per lock and thread: the history of sections
+ * (acquire epoch and id, release id, release HB clock), kept by rp_csrules
+ * (csrules_create_histories).
  *   read(t,x)     rule 1: P, C ⊔= write marks of other threads on held
  *                 locks; rule 2: P, C ⊔= B(t,x)
  *   write(t,x)    rule 1: P, C ⊔= read marks of other threads; for each
@@ -74,9 +75,34 @@
  *
  * Cost: per access O(held locks × bytes × threads) clock joins; per release
  * O(threads × (1 + conflicts noted) × log sections) plus the publication,
- * O(accesses × bytes × threads).  Memory: two clocks per (lock, byte,
- * thread) ever accessed under the lock, one clock per critical section,
- * one per conflict noted in an open section.
+ * O(accesses × bytes × threads).
+ *
+ * Memory, bounded as rp_csrules.h says for wcp/dc (the same options, the
+ * same counters, the same summary lines):
+ *   - one clock per critical section, in rp_csrules' histories: a thread's
+ *     query "the last section of v acquired by a bound" consumes that
+ *     section and every earlier one of v (their release clocks are below
+ *     the one it joined or already held, and P only grows), so what every
+ *     live thread — v included, its own sections count for it — has
+ *     consumed goes; forked threads start with their parent's
+ *     consumption; ended threads (exited or joined) consume nothing.  The
+ *     rest is bounded by --cs-sections with the summary section standing
+ *     for the dropped ones; a bound landing on a dropped section that is
+ *     not the summary joins nothing (counted as missed): less order;
+ *   - two clocks per (lock, byte, thread) ever accessed under the lock
+ *     (the marks), dropped with fresh memory and bounded by --cs-bytes
+ *     (lock, byte) pairs: over it, the locks with the most pairs lose
+ *     their marks (counted), so rules 1, 2 and 4 lose the edges from those
+ *     sections: less order;
+ *   - an open section's log (rp_cs_log: repeats merged, at most --cs-bytes
+ *     distinct accesses; later ones are not published — the argument of
+ *     rp_csrules.h: the edges that remain are the relation's, so the
+ *     detector orders less, reports the same races or more, and none is an
+ *     error without a witness);
+ *   - B(t,x) per thread and byte, dropped with fresh memory and when t ends;
+ *     one clock per conflict noted in an open section (not bounded).
+ * Less order here means a subset of SDP's edges: the detector stays a
+ * predictor of the same races or more, no longer sound on its own.
  */
 #include "rp_allpairs.h"
 #include "rp_clocks.h"

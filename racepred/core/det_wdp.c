@@ -45,9 +45,21 @@
  * Cost: per access O(held locks × bytes) map lookups plus the race check
  * (rp_allpairs); per branch O(threads) when something is pending, O(1)
  * otherwise; per release O(bytes written in the section × threads) plus
- * rule (b)'s history work.  Memory: one clock per (lock, byte) ever written
- * under the lock, one clock per critical section (rule b), 8 bytes of last
- * writer per byte of shadowed memory.
+ * rule (b)'s history work.  Memory: 8 bytes of last writer per byte of
+ * shadowed memory, and, bounded as rp_csrules.h says (the same options,
+ * counters and summary lines):
+ *   - one clock per critical section (rule b, rp_csrules' histories):
+ *     dropped once every live thread consumed it — threads that ended
+ *     (exited or joined) consume nothing — the rest bounded by
+ *     --cs-sections;
+ *   - L(l,x), one clock per (lock, byte) written under the lock: dropped
+ *     with fresh memory, bounded by --cs-bytes (over it, the locks with the
+ *     most lose theirs, counted: a read under the lock then joins nothing
+ *     for them — less order);
+ *   - an open section's writes (rp_cs_log: repeats merged, at most
+ *     --cs-bytes distinct; later ones are not published: less order).
+ * Less order keeps WDP's completeness: every race of the unbounded run is
+ * still reported (test_history_bounds checks it on random traces).
  */
 #include "rp_allpairs.h"
 #include "rp_clocks.h"
