@@ -181,11 +181,11 @@ void rp_wreport_dropped(const rp_cs_limits *limits)
                   "than they could, predicted races may include more unconfirmed "
                   "ones\n", (ULong)limits->dropped_bytes, (ULong)limits->max_bytes);
     if (limits->full_logs > 0)
-        VG_(umsg)("racepred: %llu critical sections held across more than "
-                  "--cs-bytes=%llu distinct accesses left the later ones out of "
-                  "their log: the detectors ordered less than they could, "
+        VG_(umsg)("racepred: the bound on an open critical section's log "
+                  "(--cs-bytes=%llu distinct accesses) left later accesses out "
+                  "of %llu sections: the detectors ordered less than they could, "
                   "predicted races may include more unconfirmed ones\n",
-                  (ULong)limits->full_logs, (ULong)limits->max_bytes);
+                  (ULong)limits->max_bytes, (ULong)limits->full_logs);
 }
 
 void rp_wreport_kept(const rp_engine *eng)

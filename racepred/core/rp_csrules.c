@@ -12,7 +12,6 @@ typedef struct cs_byte {
 
 /* One critical section in a lock's history (rule b). */
 typedef struct cs_entry {
-    uint64_t acq_id, rel_id;
     uint32_t acq_epoch;
     bool released;
     rp_vc rel;
@@ -20,9 +19,13 @@ typedef struct cs_entry {
 
 /* A thread's sections on one lock, oldest first: entries[i] is its section
  * number base + i.  When base > 0, the sections before were dropped and
- * summary is the last of them (section base - 1). */
+ * summary is the last of them (section base - 1).  For sdp
+ * (csrules_create_histories) spans[i] holds the ids of entries[i]'s
+ * acquire (lo) and release (hi), summary_span the summary's. */
 typedef struct cs_history {
     cs_entry *entries;
+    rp_cs_span *spans;
+    rp_cs_span summary_span;
     uint32_t n, cap;
     uint32_t base;
     uint32_t trim_at;      /* n at which to try dropping a prefix again */
@@ -170,6 +173,15 @@ static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t pr
 
 /* Drops sections [base, upto) (released ones only), keeping the last as
  * the summary; returns how many were dropped. */
+static void drop_spans(cs_history *h, uint32_t k)
+{
+    if (h->spans == NULL)
+        return;
+    h->summary_span = h->spans[k - 1];
+    for (uint32_t i = k; i < h->n; i++)
+        h->spans[i - k] = h->spans[i];
+}
+
 static uint32_t drop_prefix(rp_csrules *cs, cs_history *h, uint32_t upto)
 {
     uint32_t k = 0;
@@ -179,8 +191,7 @@ static uint32_t drop_prefix(rp_csrules *cs, cs_history *h, uint32_t upto)
         return 0;
     if (h->base == 0)
         vc_init(&h->summary.rel);
-    h->summary.acq_id = h->entries[k - 1].acq_id;
-    h->summary.rel_id = h->entries[k - 1].rel_id;
+    drop_spans(h, k);
     h->summary.acq_epoch = h->entries[k - 1].acq_epoch;
     h->summary.released = true;
     vc_copy(&h->summary.rel, &h->entries[k - 1].rel);
@@ -263,10 +274,13 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
         return;
     cs_lock *l = lock_of(cs, lock);
     cs_history *h = &track_of(l, tid)->history;
+    uint32_t cap = h->cap;
     h->entries = grow(h->entries, h->n, &h->cap, sizeof(cs_entry));
+    if (cs->own_sections && h->cap != cap)
+        h->spans = rp_realloc("rp.csrules.spans", h->spans, h->cap * sizeof(rp_cs_span));
+    if (h->spans != NULL)
+        h->spans[h->n].lo = acq_id;
     cs_entry *en = &h->entries[h->n++];
-    en->acq_id = acq_id;
-    en->rel_id = 0;
     en->acq_epoch = acq_epoch;
     en->released = false;
     vc_init(&en->rel);
@@ -492,9 +506,14 @@ static uint32_t kept_upto(const cs_history *h, uint32_t bound)
     return lo;
 }
 
-static bool holds(const cs_entry *en, const rp_cs_span *span)
+/* Whether section number at of h holds span. */
+static bool holds(const cs_history *h, uint32_t at, const rp_cs_span *span)
 {
-    return span != NULL && en->acq_id < span->lo && span->hi < en->rel_id;
+    const rp_cs_span *section;
+    if (span == NULL || h->spans == NULL)
+        return false;
+    section = at + 1 == h->base ? &h->summary_span : &h->spans[at - h->base];
+    return section->lo < span->lo && span->hi < section->hi;
 }
 
 /* The section at number `at` (>= base - 1) of h. */
@@ -515,7 +534,7 @@ static landing land(const cs_history *h, uint32_t bound, const rp_cs_span *skip,
         *at = h->base - 1;
     else
         return h->base > 0 ? LANDS_BEFORE_LAG : LANDS_NOWHERE;
-    if (holds(entry_at(h, *at), skip)) {
+    if (holds(h, *at, skip)) {
         if (*at == 0)
             return LANDS_NOWHERE;
         --*at;
@@ -671,7 +690,8 @@ static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released,
         if (!h->entries[i].released) {
             vc_copy(&h->entries[i].rel, released);
             h->entries[i].released = true;
-            h->entries[i].rel_id = rel_id;
+            if (h->spans != NULL)
+                h->spans[i].hi = rel_id;
             return;
         }
     }
@@ -836,6 +856,7 @@ static void free_history(cs_history *h)
     for (uint32_t i = 0; i < h->n; i++)
         vc_free(&h->entries[i].rel);
     rp_free(h->entries);
+    rp_free(h->spans);
     if (h->base > 0)
         vc_free(&h->summary.rel);
 }

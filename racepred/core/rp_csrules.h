@@ -170,7 +170,8 @@ void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size);
 /* Thread tid acquires lock; acq_epoch is its own entry of the clock that
  * rule (b) compares (the relation's order clock). */
 void csrules_acquire(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch);
-/* The same, remembering the acquire's event id (csrules_join_last). */
+/* The same, remembering the acquire's event id for csrules_join_last
+ * (only a csrules_create_histories instance keeps ids). */
 void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t acq_epoch,
                         uint64_t acq_id);
 
@@ -189,7 +190,7 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
  * release to the next (the summary of dropped sections relies on it).  A release of a lock the thread does not hold is
  * ignored. */
 void csrules_release(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released);
-/* The same, remembering the release's event id (csrules_join_last). */
+/* The same, remembering the release's event id (as above). */
 void csrules_release_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc *released,
                         uint64_t rel_id);
 
