@@ -1,6 +1,7 @@
 /* rp_allpairs.c — race pairs of any vector-clock relation (rp_allpairs.h). */
 #include "rp_allpairs.h"
 
+#include "rp_cellctx.h"
 #include "rp_shadow.h"
 #include "rp_shim.h"
 #include "rp_sort.h"
@@ -8,50 +9,43 @@
 #define NO_INDEX UINT32_MAX
 #define PENDING_MAX 8
 
-/* One access as a granule remembers it, 32 bytes.  `bits` packs the
- * reference (the event id in location mode, the index into events in
- * all-pairs mode), the access's size when it may have twins (1..8: it
- * lies in this granule; 0: it does not, no twins), the write bit and the
- * byte mask. */
-typedef struct ap_cell {
-    uint64_t bits;         /* ref (bits 0-54) | is_write << 55 | mask << 56 */
-    uint64_t site;
-    rp_tid_t tid;
-    uint32_t clock;
-    uint32_t hb_clock;
-    uint32_t tag;
-} ap_cell;
+/* One access as a granule remembers it, 8 bytes: the number of its
+ * context (rp_cellctx.h: site, thread, clocks, tag, kind, size) in bits
+ * 32-63, its reference (the event id in location mode, the index into
+ * events in all-pairs mode) as an offset from the context's base in bits
+ * 8-31, and its bytes in bits 0-7. */
+typedef uint64_t ap_cell;
 
-#define CELL_REF_BITS 51
-#define CELL_REF_MAX (((uint64_t)1 << CELL_REF_BITS) - 1)
-#define CELL_SIZE_SHIFT 51
-#define CELL_WRITE ((uint64_t)1 << 55)
-#define CELL_MASK_SHIFT 56
+#define CELL_OFFSET_SHIFT 8
+#define CELL_CONTEXT_SHIFT 32
 
-static inline uint64_t cell_ref(const ap_cell *c)
+static inline uint8_t cell_mask(ap_cell c)
 {
-    return c->bits & CELL_REF_MAX;
+    return (uint8_t)c;
 }
 
-static inline uint8_t cell_mask(const ap_cell *c)
+static inline uint32_t cell_context(ap_cell c)
 {
-    return (uint8_t)(c->bits >> CELL_MASK_SHIFT);
+    return (uint32_t)(c >> CELL_CONTEXT_SHIFT);
 }
 
-static inline uint32_t cell_twin_size(const ap_cell *c)
+static inline ap_cell cell_with_mask(ap_cell c, uint8_t mask)
 {
-    return (uint32_t)(c->bits >> CELL_SIZE_SHIFT) & 0xF;
+    return (c & ~(ap_cell)0xFF) | mask;
 }
 
-static inline bool cell_is_write(const ap_cell *c)
+/* A cell of context `number` for reference ref, which the context reaches. */
+static inline ap_cell make_cell(const rp_cellctx_table *t, uint32_t number, uint64_t ref,
+                                uint8_t mask)
 {
-    return (c->bits & CELL_WRITE) != 0;
+    uint64_t offset = ref - cellctx_get(t, number)->base_ref;
+    return (ap_cell)number << CELL_CONTEXT_SHIFT | offset << CELL_OFFSET_SHIFT | mask;
 }
 
-static inline void cell_set_mask(ap_cell *c, uint8_t mask)
+static inline uint64_t cell_ref(const rp_cellctx_table *t, ap_cell c)
 {
-    c->bits = (c->bits & ~((uint64_t)0xFF << CELL_MASK_SHIFT))
-              | (uint64_t)mask << CELL_MASK_SHIFT;
+    uint64_t offset = (uint32_t)c >> CELL_OFFSET_SHIFT;
+    return cellctx_get(t, cell_context(c))->base_ref + offset;
 }
 
 /* The cells of a granule (each with a non-zero mask): n of room for 2^cap_log. */
@@ -117,7 +111,9 @@ typedef struct ap_forget {
 
 /* A race of the current access, merged over the granules it spans. */
 typedef struct ap_pending {
-    ap_cell partner;
+    uint64_t partner_ref, partner_site;
+    rp_tid_t partner_tid;
+    bool partner_writes;
     uint64_t partner_lo, partner_hi;   /* partner's bytes seen, inclusive */
     uint64_t both_lo, both_hi;         /* shared bytes seen, inclusive */
     bool observed;
@@ -128,6 +124,7 @@ struct rp_allpairs {
     rp_allpairs_config config;
     rp_shadow shadow;
     ap_pool pool;
+    rp_cellctx_table contexts;
 
     ap_pending pending[PENDING_MAX];
     uint32_t n_pending;
@@ -226,23 +223,25 @@ static ap_cells *slot_reserve_one(ap_pool *p, ap_slot *s)
     return cells;
 }
 
-/* Removes the bytes `mask` from every cell (RP_EV_FORGET).  An emptied
- * array stays with its granule: a small forget (a stack frame) is about to
- * be used again. */
+/* Removes the bytes `mask` from every cell (RP_EV_FORGET); a cell left
+ * without bytes lets go of its context.  An emptied array stays with its
+ * granule: a small forget (a stack frame) is about to be used again. */
 static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
+    rp_allpairs *p = ctx;
     ap_slot *s = slot;
     ap_cells *cells = s->cells;
-    (void)ctx;
     (void)granule;
     if (cells == NULL)
         return;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < cells->n; i++) {
         ap_cell c = cells->cell[i];
-        cell_set_mask(&c, cell_mask(&c) & (uint8_t)~mask);
-        if (cell_mask(&c) != 0)
-            cells->cell[kept++] = c;
+        uint8_t left = cell_mask(c) & (uint8_t)~mask;
+        if (left != 0)
+            cells->cell[kept++] = cell_with_mask(c, left);
+        else
+            cellctx_release(&p->contexts, cell_context(c));
     }
     cells->n = kept;
 }
@@ -268,8 +267,11 @@ static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
     ap_slot *s = slot;
     (void)granule;
     (void)mask;
-    if (s->cells != NULL)
-        pool_free(&p->pool, s->cells);
+    if (s->cells == NULL)
+        return;
+    for (uint32_t i = 0; i < s->cells->n; i++)
+        cellctx_release(&p->contexts, cell_context(s->cells->cell[i]));
+    pool_free(&p->pool, s->cells);
     s->cells = NULL;
 }
 
@@ -317,24 +319,28 @@ static void flush_pending(rp_allpairs *p, const rp_event *e)
     rp_access second = access_of(e);
     for (uint32_t i = 0; i < p->n_pending; i++) {
         const ap_pending *q = &p->pending[i];
-        rp_access first = { cell_ref(&q->partner), q->partner_lo, q->partner.site,
-                            q->partner.tid, (uint32_t)(q->partner_hi - q->partner_lo + 1),
-                            cell_is_write(&q->partner) };
+        rp_access first = { q->partner_ref, q->partner_lo, q->partner_site, q->partner_tid,
+                            (uint32_t)(q->partner_hi - q->partner_lo + 1),
+                            q->partner_writes };
         report_race(p, &first, &second, q->both_lo, q->both_hi - q->both_lo + 1, q->observed);
     }
     p->n_pending = 0;
 }
 
-static ap_pending *pending_for(rp_allpairs *p, const rp_event *e, const ap_cell *c)
+static ap_pending *pending_for(rp_allpairs *p, const rp_event *e, ap_cell c)
 {
+    const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(c));
+    uint64_t ref = cell_ref(&p->contexts, c);
     for (uint32_t i = 0; i < p->n_pending; i++)
-        if (cell_ref(&p->pending[i].partner) == cell_ref(c)
-            && p->pending[i].partner.tid == c->tid)
+        if (p->pending[i].partner_ref == ref && p->pending[i].partner_tid == x->tid)
             return &p->pending[i];
     if (p->n_pending == PENDING_MAX)
         flush_pending(p, e);
     ap_pending *q = &p->pending[p->n_pending++];
-    q->partner = *c;
+    q->partner_ref = ref;
+    q->partner_site = x->site;
+    q->partner_tid = x->tid;
+    q->partner_writes = x->is_write;
     q->partner_lo = q->both_lo = UINT64_MAX;
     q->partner_hi = q->both_hi = 0;
     return q;
@@ -343,19 +349,20 @@ static ap_pending *pending_for(rp_allpairs *p, const rp_event *e, const ap_cell 
 /* Online mode: remember the race until the access is complete, merging the
  * granules of one partner into one report. */
 static void note_race(rp_allpairs *p, const rp_allpairs_access *a, uint64_t granule,
-                      const ap_cell *c, uint8_t both)
+                      ap_cell c, uint8_t both)
 {
     uint64_t base = granule << RP_SHADOW_GRANULE_BITS;
     ap_pending *q = pending_for(p, a->e, c);
+    const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(c));
     uint64_t lo = base + lowest_byte(cell_mask(c)), hi = base + highest_byte(cell_mask(c));
     /* A cell shared by twins: the earlier access is one of them, of the
      * twins' size, on the racy bytes. */
-    uint32_t twin_size = cell_twin_size(c);
+    uint32_t twin_size = x->twin_size;
     if (twin_size != 0 && hi - lo + 1 > twin_size) {
         lo = base + lowest_byte(both);
         hi = lo + twin_size - 1;
     }
-    q->observed = a->hb != NULL ? c->hb_clock > vc_get(a->hb, c->tid)
+    q->observed = a->hb != NULL ? x->hb_clock > vc_get(a->hb, x->tid)
                                 : p->config.observed_without_hb;
     q->partner_lo = lo < q->partner_lo ? lo : q->partner_lo;
     q->partner_hi = hi > q->partner_hi ? hi : q->partner_hi;
@@ -434,13 +441,13 @@ static bool may_evict(const rp_allpairs *p, uint32_t old_tag, uint32_t new_tag)
 }
 
 static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
-                           uint64_t granule, const ap_cell *c, uint8_t both)
+                           uint64_t granule, ap_cell c, const rp_cellctx *x, uint8_t both)
 {
-    if (c->tid == a->e->tid || !(a->e->kind == RP_EV_WRITE || cell_is_write(c)))
+    if (x->tid == a->e->tid || !(a->e->kind == RP_EV_WRITE || x->is_write))
         return;
     if (p->env.all_pairs)
-        add_conc_pair(p, (uint32_t)cell_ref(c), a, event);
-    else if (may_pair(p, c->tag, a->tag))
+        add_conc_pair(p, (uint32_t)cell_ref(&p->contexts, c), a, event);
+    else if (may_pair(p, x->tag, a->tag))
         note_race(p, a, granule, c, both);
 }
 
@@ -456,75 +463,96 @@ static bool contiguous(uint8_t mask)
     return (run & (run + 1)) == 0;
 }
 
+/* The context of the access's cell in the granule of its bytes `mask`.
+ * Only an access within the granule may have twins: its size is then the
+ * number of its bytes here. */
+static rp_cellctx_key access_key(const rp_allpairs_access *a, uint8_t mask)
+{
+    uint32_t size = a->e->size;
+    rp_cellctx_key key = { a->e->site, a->e->tid, a->clock, a->hb_clock, a->tag,
+                           (uint8_t)(size <= 8 && size == bytes_in(mask) ? size : 0),
+                           a->e->kind == RP_EV_WRITE };
+    return key;
+}
+
 /* A cell the access could share (rp_allpairs.h, twins): another instance
  * of the same instruction in the same epoch, thread, kind and tag, of the
  * same size, both within this granule, their bytes together one run. */
-static bool is_twin(const ap_cell *c, const rp_allpairs_access *a, uint8_t mask)
+static bool is_twin(const rp_cellctx *x, const rp_cellctx_key *key, uint8_t cell_bytes,
+                    uint8_t mask)
 {
-    return cell_twin_size(c) == a->e->size && bytes_in(mask) == a->e->size
-           && c->site == a->e->site && c->tid == a->e->tid
-           && c->clock == a->clock && c->tag == a->tag && c->hb_clock == a->hb_clock
-           && cell_is_write(c) == (a->e->kind == RP_EV_WRITE)
-           && contiguous(cell_mask(c) | mask);
+    return key->twin_size != 0 && cellctx_has_key(x, key) && contiguous(cell_bytes | mask);
+}
+
+/* The access joins its twin's cell, which now names it; the cell moves to
+ * a newer context of the same key when its own cannot reach the access. */
+static void merge_twin(rp_allpairs *p, ap_cell *c, const rp_cellctx_key *key, uint64_t ref,
+                       uint8_t mask)
+{
+    uint32_t number = cell_context(*c);
+    uint8_t bytes = cell_mask(*c) | mask;
+    if (!cellctx_reaches(&p->contexts, number, ref)) {
+        uint32_t newer = cellctx_intern(&p->contexts, key, ref);
+        cellctx_hold(&p->contexts, newer);
+        cellctx_release(&p->contexts, number);
+        number = newer;
+    }
+    *c = make_cell(&p->contexts, number, ref, bytes);
+}
+
+static void add_cell(rp_allpairs *p, ap_slot *s, const rp_cellctx_key *key, uint64_t ref,
+                     uint8_t mask)
+{
+    uint32_t number = cellctx_intern(&p->contexts, key, ref);
+    cellctx_hold(&p->contexts, number);
+    ap_cells *cells = slot_reserve_one(&p->pool, s);
+    cells->cell[cells->n++] = make_cell(&p->contexts, number, ref, mask);
 }
 
 /* One granule of an access: races with the unordered conflicting cells,
  * eviction of the bytes `mask` from the ordered cells (all of them for a
  * write, reads only for a read; unless the detector objects), the access's
- * own cell appended; the kept cells are compacted in order. */
+ * own cell appended or merged into its twin's; the kept cells are
+ * compacted in order. */
 static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
                            uint64_t granule, uint8_t mask)
 {
     ap_slot *s = shadow_slot(&p->shadow, granule);
-    bool is_write = a->e->kind == RP_EV_WRITE;
+    rp_cellctx_key key = access_key(a, mask);
     ap_cells *cells = s->cells;
     uint32_t n = cells == NULL ? 0 : cells->n, kept = 0;
     uint32_t twin = NO_INDEX;
     for (uint32_t i = 0; i < n; i++) {
-        ap_cell *c = &cells->cell[i];
+        ap_cell c = cells->cell[i];
+        const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(c));
         uint8_t cmask = cell_mask(c);
         uint8_t both = cmask & mask;
         if (both == 0) {
             /* untouched */
-        } else if (c->clock > vc_get(a->order, c->tid)) {
-            unordered_cell(p, a, event, granule, c, both);
-        } else if ((is_write || !cell_is_write(c)) && may_evict(p, c->tag, a->tag)) {
+        } else if (x->clock > vc_get(a->order, x->tid)) {
+            unordered_cell(p, a, event, granule, c, x, both);
+        } else if ((key.is_write || !x->is_write) && may_evict(p, x->tag, a->tag)) {
             if (p->env.all_pairs)
-                add_edge(p, (uint32_t)cell_ref(c), event);
+                add_edge(p, (uint32_t)cell_ref(&p->contexts, c), event);
             cmask &= (uint8_t)~mask;
-            if (cmask == 0)
+            if (cmask == 0) {
+                cellctx_release(&p->contexts, cell_context(c));
                 continue;
-            cell_set_mask(c, cmask);
+            }
+            c = cell_with_mask(c, cmask);
         }
-        if (kept != i)
-            cells->cell[kept] = *c;
-        if (is_twin(&cells->cell[kept], a, mask))
+        cells->cell[kept] = c;
+        if (is_twin(x, &key, cmask, mask))
             twin = kept;
         kept++;
     }
     if (cells != NULL)
         cells->n = kept;
-    if (twin != NO_INDEX && !p->env.all_pairs) {
-        ap_cell *c = &cells->cell[twin];
-        c->bits = a->e->id | (uint64_t)a->e->size << CELL_SIZE_SHIFT
-                  | (is_write ? CELL_WRITE : 0)
-                  | (uint64_t)(cell_mask(c) | mask) << CELL_MASK_SHIFT;
-        return;
-    }
-    cells = slot_reserve_one(&p->pool, s);
-    ap_cell *cell = &cells->cell[cells->n++];
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
-    rp_assert(ref <= CELL_REF_MAX);
-    /* Only an access within this granule may have twins: its size is then
-     * the number of its bytes here. */
-    uint64_t twin_size = a->e->size <= 8 && a->e->size == bytes_in(mask) ? a->e->size : 0;
-    cell->bits = ref | twin_size << CELL_SIZE_SHIFT | (is_write ? CELL_WRITE : 0)
-                 | (uint64_t)mask << CELL_MASK_SHIFT;
-    cell->site = a->e->site;
-    cell->tid = a->e->tid;
-    cell->clock = a->clock;
-    cell->hb_clock = a->hb_clock;
-    cell->tag = a->tag;
+    if (twin != NO_INDEX && !p->env.all_pairs)
+        merge_twin(p, &cells->cell[twin], &key, ref, mask);
+    else
+        add_cell(p, s, &key, ref, mask);
 }
 
 uint32_t allpairs_access(rp_allpairs *p, const rp_allpairs_access *a)
@@ -719,6 +747,7 @@ rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_confi
     p->config = *config;
     shadow_init(&p->shadow, sizeof(ap_slot));
     shadow_set_release(&p->shadow, slot_release, p);
+    cellctx_init(&p->contexts);
     return p;
 }
 
@@ -729,6 +758,7 @@ void allpairs_destroy(rp_allpairs *p)
     shadow_for_each(&p->shadow, slot_release, p);
     shadow_fini(&p->shadow);
     pool_fini(&p->pool);
+    cellctx_fini(&p->contexts);
     for (uint32_t i = 0; i < p->n_snapshots; i++) {
         vc_free(&p->snapshots[i].order);
         vc_free(&p->snapshots[i].hb);

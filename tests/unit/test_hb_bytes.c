@@ -176,6 +176,42 @@ static void test_twins_share_a_cell(void **state)
     free(all.races);
 }
 
+static void log_race(void *ctx, const rp_race *race)
+{
+    race_log *log = ctx;
+    log->races = realloc(log->races, (log->count + 1) * sizeof *log->races);
+    log->races[log->count++] = *race;
+}
+
+/* Events far apart in the stream (more than a cell's 24-bit offset from
+ * its context's base, rp_cellctx.h): the cells still name the right
+ * events, twins included. */
+static void test_cells_name_events_far_apart(void **state)
+{
+    (void)state;
+    rp_event ev[] = { W(0, WORD, 1), W(0, WORD + 1, 1), W(0, WORD + 8, 1),
+                      W(1, WORD + 8, 1), W(1, WORD, 2) };
+    uint64_t gap[] = { 0, (uint64_t)1 << 24, (uint64_t)3 << 30, 5, (uint64_t)1 << 25 };
+    race_log log = { NULL, 0, 0 };
+    rp_detector_env env = { .report = log_race, .report_ctx = &log };
+    rp_engine *eng = rp_engine_create("hb", &env, NULL);
+    for (size_t i = 0; i < 5; i++) {
+        eng->n_events += gap[i];
+        rp_engine_event(eng, &ev[i]);
+    }
+    rp_engine_finish(eng);
+    rp_engine_destroy(eng);
+    assert_int_equal(log.count, 2);
+    assert_int_equal(log.races[0].first.id, ev[2].id);
+    assert_int_equal(log.races[0].second.id, ev[3].id);
+    assert_int_equal(log.races[1].first.id, ev[1].id);     /* the twins' latest */
+    assert_int_equal(log.races[1].first.size, 1);
+    assert_int_equal(log.races[1].addr, WORD);
+    assert_int_equal(log.races[1].size, 2);
+    assert_int_equal(log.races[1].second.id, ev[4].id);
+    free(log.races);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_lock_orders_and_forget_clears),
         cmocka_unit_test(test_same_epoch_repeats_report_once),
         cmocka_unit_test(test_twins_share_a_cell),
+        cmocka_unit_test(test_cells_name_events_far_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,105 @@
+/* rp_cellctx.h — the shared part of race-pair cells: interned access
+ * contexts.
+ *
+ * A cell of rp_allpairs.c remembers one access of a granule.  Most of what
+ * it remembers is the same for thousands of cells: the instruction (site),
+ * the thread, its epochs in the detector's relation and in HB, the
+ * detector's tag, the kind and the size.  A context holds that once; a
+ * cell is 8 bytes, the context's number, its bytes, and its reference (the
+ * event id, or the event's index in all-pairs mode) as a 24-bit offset
+ * from the context's base reference.  A byte-wise loop over a buffer makes
+ * one context per instruction and epoch, and a cell per granule.
+ *
+ * Interning gives the newest context of a key whose base reference is at
+ * most 2^24 - 1 below the given reference, and makes a new one (based at
+ * that reference) when there is none, so references must not decrease
+ * between the calls for one key (event ids and indices only grow).  A
+ * context lives while cells name it: every cell that stores its number
+ * holds it (cellctx_hold), and lets go when it is evicted, forgotten or
+ * released (cellctx_release); the last one to let go frees the number for
+ * reuse.
+ *
+ * Layout: contexts in one array, numbered from 1 (0 is never a context);
+ * free numbers in a list threaded through base_ref; an open-addressing
+ * index (linear probing, at most half full, deletion by shifting back)
+ * from a key to the number of its newest context.
+ *
+ * Cost: intern is one hash and a short probe, hold and release a counter
+ * (release of the last holder also a probe).  Memory: 40 bytes per live
+ * context and 8 per index entry.
+ */
+#ifndef RP_CELLCTX_H
+#define RP_CELLCTX_H
+
+#include "rp_event.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CELLCTX_OFFSET_BITS 24
+#define CELLCTX_OFFSET_LIMIT ((uint64_t)1 << CELLCTX_OFFSET_BITS)
+
+/* What cells of one context share. */
+typedef struct rp_cellctx_key {
+    uint64_t site;
+    rp_tid_t tid;
+    uint32_t clock;        /* epoch in the detector's relation */
+    uint32_t hb_clock;     /* epoch in HB */
+    uint32_t tag;          /* the detector's (locks held, for lockset-like filters) */
+    uint8_t twin_size;     /* 1..8: the access lies in the cell's granule; 0: it does not */
+    bool is_write;
+} rp_cellctx_key;
+
+/* A context: its key's fields, flat (40 bytes, not 48). */
+typedef struct rp_cellctx {
+    uint64_t site;
+    uint64_t base_ref;     /* a free context: the next free number, 0 at the end */
+    rp_tid_t tid;
+    uint32_t clock;
+    uint32_t hb_clock;
+    uint32_t tag;
+    uint32_t holders;      /* 0: free */
+    uint8_t twin_size;
+    bool is_write;
+} rp_cellctx;
+
+typedef struct rp_cellctx_table {
+    rp_cellctx *ctx;       /* ctx[0] unused */
+    uint32_t n, cap;       /* numbers handed out so far (+1), room */
+    uint32_t free_head;    /* 0: none */
+    uint32_t live;
+    uint32_t *index;       /* context numbers, 0: empty */
+    uint32_t index_cap;    /* a power of two */
+    uint32_t index_count;
+} rp_cellctx_table;
+
+void cellctx_init(rp_cellctx_table *t);
+void cellctx_fini(rp_cellctx_table *t);
+
+/* Number of the context of key whose references reach ref (see above);
+ * the caller holds it before storing it anywhere. */
+uint32_t cellctx_intern(rp_cellctx_table *t, const rp_cellctx_key *key, uint64_t ref);
+
+static inline const rp_cellctx *cellctx_get(const rp_cellctx_table *t, uint32_t number)
+{
+    return &t->ctx[number];
+}
+
+/* Whether ref can be stored as an offset from the context's base. */
+static inline bool cellctx_reaches(const rp_cellctx_table *t, uint32_t number, uint64_t ref)
+{
+    return ref - t->ctx[number].base_ref < CELLCTX_OFFSET_LIMIT;
+}
+
+static inline void cellctx_hold(rp_cellctx_table *t, uint32_t number)
+{
+    t->ctx[number].holders++;
+}
+
+/* One holder less; the last frees the context. */
+void cellctx_release(rp_cellctx_table *t, uint32_t number);
+
+/* Whether the context has this key. */
+bool cellctx_has_key(const rp_cellctx *c, const rp_cellctx_key *key);
+
+#endif
