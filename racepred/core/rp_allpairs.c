@@ -55,10 +55,64 @@ typedef struct ap_cells {
     ap_cell cell[];
 } ap_cells;
 
-/* A granule: its cells, NULL if none.  A zero-filled slot is empty. */
+/* A granule, 8 bytes: 0 if it has no cell (a zero-filled slot is empty);
+ * its one cell itself (a cell's low byte, its bytes, is never 0); or the
+ * address of its cell array shifted left by 8 (low byte 0).  Most granules
+ * have one cell, which then costs no array. */
 typedef struct ap_slot {
-    ap_cells *cells;
+    uint64_t word;
 } ap_slot;
+
+#define SLOT_ARRAY_SHIFT 8
+
+static inline bool slot_holds_cell(uint64_t word)
+{
+    return (uint8_t)word != 0;
+}
+
+static inline ap_cells *slot_array(uint64_t word)
+{
+    return (ap_cells *)(uintptr_t)(word >> SLOT_ARRAY_SHIFT);
+}
+
+static inline uint64_t array_word(ap_cells *cells)
+{
+    uint64_t word = (uint64_t)(uintptr_t)cells << SLOT_ARRAY_SHIFT;
+    rp_assert(slot_array(word) == cells);
+    return word;
+}
+
+/* A slot's cells where they are: its own word, or its array. */
+typedef struct ap_cell_run {
+    ap_cell *cell;
+    uint32_t n;
+    ap_cells *array;       /* NULL: the slot's word (or no cell) */
+} ap_cell_run;
+
+static inline ap_cell_run slot_cells(ap_slot *s)
+{
+    ap_cell_run r = { NULL, 0, NULL };
+    if (s->word == 0)
+        return r;
+    if (slot_holds_cell(s->word)) {
+        r.cell = &s->word;
+        r.n = 1;
+        return r;
+    }
+    r.array = slot_array(s->word);
+    r.cell = r.array->cell;
+    r.n = r.array->n;
+    return r;
+}
+
+/* The run's cells were compacted to the first `kept`. */
+static inline void slot_keep(ap_slot *s, const ap_cell_run *r, uint32_t kept)
+{
+    if (r->array != NULL)
+        r->array->n = kept;
+    else if (kept == 0)
+        s->word = 0;
+}
 
 /* Cell arrays of 2^k cells, k < POOL_CLASSES, come from free lists refilled
  * from big blocks (no per-array header, no calls in the common case);
@@ -205,21 +259,27 @@ static void pool_fini(ap_pool *p)
     rp_free(p->blocks);
 }
 
-/* The cells of a slot, with room for one more. */
+/* The cell array of a slot that is not empty, with room for one more
+ * cell (its one cell moves into a new array). */
 static ap_cells *slot_reserve_one(ap_pool *p, ap_slot *s)
 {
-    ap_cells *cells = s->cells;
-    if (cells == NULL) {
-        cells = s->cells = pool_alloc(p, 0);
-        cells->n = 0;
-    } else if (cells->n == (uint32_t)1 << cells->cap_log) {
+    ap_cells *cells;
+    if (slot_holds_cell(s->word)) {
+        cells = pool_alloc(p, 1);
+        cells->n = 1;
+        cells->cell[0] = s->word;
+    } else {
+        cells = slot_array(s->word);
+        if (cells->n < (uint32_t)1 << cells->cap_log)
+            return cells;
         rp_assert(cells->cap_log < 27);
         ap_cells *bigger = pool_alloc(p, cells->cap_log + 1u);
         bigger->n = cells->n;
         rp_memcpy(bigger->cell, cells->cell, sizeof(ap_cell) * cells->n);
         pool_free(p, cells);
-        cells = s->cells = bigger;
+        cells = bigger;
     }
+    s->word = array_word(cells);
     return cells;
 }
 
@@ -230,34 +290,35 @@ static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     rp_allpairs *p = ctx;
     ap_slot *s = slot;
-    ap_cells *cells = s->cells;
+    ap_cell_run r = slot_cells(s);
     (void)granule;
-    if (cells == NULL)
-        return;
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < cells->n; i++) {
-        ap_cell c = cells->cell[i];
+    for (uint32_t i = 0; i < r.n; i++) {
+        ap_cell c = r.cell[i];
         uint8_t left = cell_mask(c) & (uint8_t)~mask;
         if (left != 0)
-            cells->cell[kept++] = cell_with_mask(c, left);
+            r.cell[kept++] = cell_with_mask(c, left);
         else
             cellctx_release(&p->contexts, cell_context(c));
     }
-    cells->n = kept;
+    slot_keep(s, &r, kept);
 }
 
 /* The same for a large forget (a freed heap block, an unmapping): an
- * emptied array goes back to the pool, or memory the program never uses
- * again would keep it. */
+ * array left with one cell or none goes back to the pool, or memory the
+ * program never uses again would keep it. */
 static void slot_forget_and_free(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     rp_allpairs *p = ctx;
     ap_slot *s = slot;
     slot_forget(ctx, granule, slot, mask);
-    if (s->cells != NULL && s->cells->n == 0) {
-        pool_free(&p->pool, s->cells);
-        s->cells = NULL;
-    }
+    if (s->word == 0 || slot_holds_cell(s->word))
+        return;
+    ap_cells *cells = slot_array(s->word);
+    if (cells->n > 1)
+        return;
+    s->word = cells->n == 1 ? cells->cell[0] : 0;
+    pool_free(&p->pool, cells);
 }
 
 /* Releases a slot's cells (destroy, and chunks a forget covers whole). */
@@ -265,14 +326,14 @@ static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     rp_allpairs *p = ctx;
     ap_slot *s = slot;
+    ap_cell_run r = slot_cells(s);
     (void)granule;
     (void)mask;
-    if (s->cells == NULL)
-        return;
-    for (uint32_t i = 0; i < s->cells->n; i++)
-        cellctx_release(&p->contexts, cell_context(s->cells->cell[i]));
-    pool_free(&p->pool, s->cells);
-    s->cells = NULL;
+    for (uint32_t i = 0; i < r.n; i++)
+        cellctx_release(&p->contexts, cell_context(r.cell[i]));
+    if (r.array != NULL)
+        pool_free(&p->pool, r.array);
+    s->word = 0;
 }
 
 /* ---- online reports ----------------------------------------------------------- */
@@ -505,8 +566,13 @@ static void add_cell(rp_allpairs *p, ap_slot *s, const rp_cellctx_key *key, uint
 {
     uint32_t number = cellctx_intern(&p->contexts, key, ref);
     cellctx_hold(&p->contexts, number);
+    ap_cell c = make_cell(&p->contexts, number, ref, mask);
+    if (s->word == 0) {
+        s->word = c;
+        return;
+    }
     ap_cells *cells = slot_reserve_one(&p->pool, s);
-    cells->cell[cells->n++] = make_cell(&p->contexts, number, ref, mask);
+    cells->cell[cells->n++] = c;
 }
 
 /* One granule of an access: races with the unordered conflicting cells,
@@ -519,11 +585,11 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
 {
     ap_slot *s = shadow_slot(&p->shadow, granule);
     rp_cellctx_key key = access_key(a, mask);
-    ap_cells *cells = s->cells;
-    uint32_t n = cells == NULL ? 0 : cells->n, kept = 0;
+    ap_cell_run r = slot_cells(s);
+    uint32_t kept = 0;
     uint32_t twin = NO_INDEX;
-    for (uint32_t i = 0; i < n; i++) {
-        ap_cell c = cells->cell[i];
+    for (uint32_t i = 0; i < r.n; i++) {
+        ap_cell c = r.cell[i];
         const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(c));
         uint8_t cmask = cell_mask(c);
         uint8_t both = cmask & mask;
@@ -541,16 +607,15 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
             }
             c = cell_with_mask(c, cmask);
         }
-        cells->cell[kept] = c;
+        r.cell[kept] = c;
         if (is_twin(x, &key, cmask, mask))
             twin = kept;
         kept++;
     }
-    if (cells != NULL)
-        cells->n = kept;
+    slot_keep(s, &r, kept);
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
     if (twin != NO_INDEX && !p->env.all_pairs)
-        merge_twin(p, &cells->cell[twin], &key, ref, mask);
+        merge_twin(p, &r.cell[twin], &key, ref, mask);
     else
         add_cell(p, s, &key, ref, mask);
 }

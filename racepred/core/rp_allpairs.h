@@ -35,11 +35,12 @@
  * (compressors, string code) would otherwise keep up to eight cells per
  * granule and thread: pbzip2's peak RSS under hb went from 413 to 255 MB.
  *
- * Layout: a slot (8 bytes) points to an array of its cells (8 bytes each:
- * the number of an interned context, rp_cellctx.h, that holds the site,
- * thread, clocks, tag, kind and size; the bytes; the event as an offset
- * from the context's base) from a pool of power-of-two size classes (free
- * lists refilled from 256 KiB blocks, no call in the common case).  A forget of 4 KiB or more
+ * Layout: a cell is 8 bytes (the number of an interned context,
+ * rp_cellctx.h, that holds the site, thread, clocks, tag, kind and size;
+ * the bytes; the event as an offset from the context's base).  A slot
+ * (8 bytes) holds a granule's one cell itself, or points to an array of
+ * its cells from a pool of power-of-two size classes (free lists refilled
+ * from 256 KiB blocks, no call in the common case).  A forget of 4 KiB or more
  * returns emptied arrays to the pool; a smaller one (a stack frame) keeps
  * them for the next use; chunks a forget covers whole are freed.  There is
  * no fast path: the engine's filter of repeats (rp_repeats.h) comes first.

@@ -387,6 +387,22 @@ static bool try_rwlock_op(byte_gen *g, unsigned t)
     return true;
 }
 
+/* A forget of a few bytes (a stack frame), or now and then a large one
+ * that ends or starts inside the bytes (a freed block: emptied cell arrays
+ * go back to the pool), or one of their whole shadow chunk (freed). */
+static void push_forget(byte_gen *g, unsigned t)
+{
+    unsigned kind = rnd(8);
+    if (kind == 0)
+        push(g, RP_EV_FORGET, t, BYTE_BASE + rnd(24) - 4096, 4096 + rnd(12));
+    else if (kind == 1)
+        push(g, RP_EV_FORGET, t, BYTE_BASE + rnd(24), 4096);
+    else if (kind == 2)
+        push(g, RP_EV_FORGET, t, 0, 65536);
+    else
+        push(g, RP_EV_FORGET, t, BYTE_BASE + rnd(24), 1 + rnd(12));
+}
+
 static void generate_bytes(byte_gen *g, unsigned n_events)
 {
     memset(g, 0, sizeof *g);
@@ -400,7 +416,7 @@ static void generate_bytes(byte_gen *g, unsigned n_events)
         if (choice == 4)
             push(g, rnd(2) ? RP_EV_SYNC_SEND : RP_EV_SYNC_RECV, t, 100 + rnd(2), 0);
         else if (choice == 5)
-            push(g, RP_EV_FORGET, t, BYTE_BASE + rnd(24), 1 + rnd(12));
+            push_forget(g, t);
         else {
             static const uint32_t sizes[] = { 1, 1, 2, 4, 8, 8, 3, 16 };
             uint32_t size = sizes[rnd(8)];
