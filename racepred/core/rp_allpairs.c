@@ -48,37 +48,40 @@ static inline uint64_t cell_ref(const rp_cellctx_table *t, ap_cell c)
     return cellctx_get(t, cell_context(c))->base_ref + offset;
 }
 
-/* The cells of a granule (each with a non-zero mask): n of room for 2^cap_log. */
-typedef struct ap_cells {
-    uint32_t n;
-    uint32_t cap_log;
-    ap_cell cell[];
-} ap_cells;
-
 /* A granule, 8 bytes: 0 if it has no cell (a zero-filled slot is empty);
- * its one cell itself (a cell's low byte, its bytes, is never 0); or the
- * address of its cell array shifted left by 8 (low byte 0).  Most granules
- * have one cell, which then costs no array. */
+ * its one cell itself (a cell's low byte, its bytes, is never 0); or, with
+ * a zero low byte, its array of 2^k cells: k in bits 8-12, the array's
+ * address divided by 8 (it is a multiple of 8) in bits 13-63.  An array
+ * has no header: its cells come first, each with its bytes, the unused
+ * rest is zero.  Most granules have one cell, which then costs no array. */
 typedef struct ap_slot {
     uint64_t word;
 } ap_slot;
 
-#define SLOT_ARRAY_SHIFT 8
+#define SLOT_ARRAY_SHIFT 13
+#define SLOT_CAP_SHIFT 8
+#define SLOT_CAP_BITS 0x1Fu
 
 static inline bool slot_holds_cell(uint64_t word)
 {
     return (uint8_t)word != 0;
 }
 
-static inline ap_cells *slot_array(uint64_t word)
+static inline ap_cell *slot_array(uint64_t word)
 {
-    return (ap_cells *)(uintptr_t)(word >> SLOT_ARRAY_SHIFT);
+    return (ap_cell *)(uintptr_t)(word >> SLOT_ARRAY_SHIFT << 3);
 }
 
-static inline uint64_t array_word(ap_cells *cells)
+static inline uint32_t slot_cap_log(uint64_t word)
 {
-    uint64_t word = (uint64_t)(uintptr_t)cells << SLOT_ARRAY_SHIFT;
-    rp_assert(slot_array(word) == cells);
+    return (uint32_t)(word >> SLOT_CAP_SHIFT) & SLOT_CAP_BITS;
+}
+
+static inline uint64_t array_word(ap_cell *cells, uint32_t cap_log)
+{
+    uint64_t word = (uint64_t)(uintptr_t)cells >> 3 << SLOT_ARRAY_SHIFT
+                    | (uint64_t)cap_log << SLOT_CAP_SHIFT;
+    rp_assert(slot_array(word) == cells && cap_log <= SLOT_CAP_BITS);
     return word;
 }
 
@@ -86,12 +89,12 @@ static inline uint64_t array_word(ap_cells *cells)
 typedef struct ap_cell_run {
     ap_cell *cell;
     uint32_t n;
-    ap_cells *array;       /* NULL: the slot's word (or no cell) */
+    bool in_array;
 } ap_cell_run;
 
 static inline ap_cell_run slot_cells(ap_slot *s)
 {
-    ap_cell_run r = { NULL, 0, NULL };
+    ap_cell_run r = { NULL, 0, false };
     if (s->word == 0)
         return r;
     if (slot_holds_cell(s->word)) {
@@ -99,17 +102,19 @@ static inline ap_cell_run slot_cells(ap_slot *s)
         r.n = 1;
         return r;
     }
-    r.array = slot_array(s->word);
-    r.cell = r.array->cell;
-    r.n = r.array->n;
+    uint32_t cap = (uint32_t)1 << slot_cap_log(s->word);
+    r.cell = slot_array(s->word);
+    r.in_array = true;
+    while (r.n < cap && r.cell[r.n] != 0)
+        r.n++;
     return r;
 }
 
 /* The run's cells were compacted to the first `kept`. */
 static inline void slot_keep(ap_slot *s, const ap_cell_run *r, uint32_t kept)
 {
-    if (r->array != NULL)
-        r->array->n = kept;
+    if (r->in_array)
+        rp_memset(r->cell + kept, 0, sizeof(ap_cell) * (r->n - kept));
     else if (kept == 0)
         s->word = 0;
 }
@@ -211,19 +216,20 @@ static void *grow_for_one(void *array, uint32_t count, uint32_t *cap, size_t ele
 
 static size_t cells_bytes(uint32_t cap_log)
 {
-    return sizeof(ap_cells) + (sizeof(ap_cell) << cap_log);
+    return sizeof(ap_cell) << cap_log;
 }
 
-static ap_cells *pool_alloc(ap_pool *p, uint32_t cap_log)
+/* A zeroed array of 2^cap_log cells. */
+static ap_cell *pool_alloc(ap_pool *p, uint32_t cap_log)
 {
-    ap_cells *cells;
+    ap_cell *cells;
+    size_t bytes = cells_bytes(cap_log);
     if (cap_log >= POOL_CLASSES) {
-        cells = rp_malloc("rp.allpairs.cells", cells_bytes(cap_log));
+        cells = rp_malloc("rp.allpairs.cells", bytes);
     } else if (p->free[cap_log] != NULL) {
         cells = p->free[cap_log];
         p->free[cap_log] = *(void **)cells;
     } else {
-        size_t bytes = cells_bytes(cap_log);
         if (p->bump_left < bytes) {
             p->blocks = grow_for_one(p->blocks, p->n_blocks, &p->cap_blocks, sizeof(void *));
             p->bump = rp_malloc("rp.allpairs.cells", POOL_BLOCK_BYTES);
@@ -231,17 +237,16 @@ static ap_cells *pool_alloc(ap_pool *p, uint32_t cap_log)
             p->blocks[p->n_blocks++] = p->bump;
             p->bump_left = POOL_BLOCK_BYTES;
         }
-        cells = (ap_cells *)p->bump;
+        cells = (ap_cell *)p->bump;
         p->bump += bytes;
         p->bump_left -= bytes;
     }
-    cells->cap_log = cap_log;
+    rp_memset(cells, 0, bytes);
     return cells;
 }
 
-static void pool_free(ap_pool *p, ap_cells *cells)
+static void pool_free(ap_pool *p, ap_cell *cells, uint32_t cap_log)
 {
-    uint32_t cap_log = cells->cap_log;
     if (cap_log >= POOL_CLASSES) {
         rp_free(cells);
         return;
@@ -259,28 +264,34 @@ static void pool_fini(ap_pool *p)
     rp_free(p->blocks);
 }
 
-/* The cell array of a slot that is not empty, with room for one more
- * cell (its one cell moves into a new array). */
-static ap_cells *slot_reserve_one(ap_pool *p, ap_slot *s)
+/* Appends a cell to a slot: into the slot itself when it is empty, else
+ * into its array (made for its one cell and the new one, or grown when
+ * full). */
+static void slot_append(ap_pool *p, ap_slot *s, ap_cell c)
 {
-    ap_cells *cells;
-    if (slot_holds_cell(s->word)) {
-        cells = pool_alloc(p, 1);
-        cells->n = 1;
-        cells->cell[0] = s->word;
-    } else {
-        cells = slot_array(s->word);
-        if (cells->n < (uint32_t)1 << cells->cap_log)
-            return cells;
-        rp_assert(cells->cap_log < 27);
-        ap_cells *bigger = pool_alloc(p, cells->cap_log + 1u);
-        bigger->n = cells->n;
-        rp_memcpy(bigger->cell, cells->cell, sizeof(ap_cell) * cells->n);
-        pool_free(p, cells);
-        cells = bigger;
+    if (s->word == 0) {
+        s->word = c;
+        return;
     }
-    s->word = array_word(cells);
-    return cells;
+    if (slot_holds_cell(s->word)) {
+        ap_cell *cells = pool_alloc(p, 1);
+        cells[0] = s->word;
+        cells[1] = c;
+        s->word = array_word(cells, 1);
+        return;
+    }
+    ap_cell_run r = slot_cells(s);
+    uint32_t cap_log = slot_cap_log(s->word);
+    if (r.n < (uint32_t)1 << cap_log) {
+        r.cell[r.n] = c;
+        return;
+    }
+    rp_assert(cap_log < 27);
+    ap_cell *bigger = pool_alloc(p, cap_log + 1u);
+    rp_memcpy(bigger, r.cell, sizeof(ap_cell) * r.n);
+    bigger[r.n] = c;
+    pool_free(p, r.cell, cap_log);
+    s->word = array_word(bigger, cap_log + 1u);
 }
 
 /* Removes the bytes `mask` from every cell (RP_EV_FORGET); a cell left
@@ -312,13 +323,12 @@ static void slot_forget_and_free(void *ctx, uint64_t granule, void *slot, uint8_
     rp_allpairs *p = ctx;
     ap_slot *s = slot;
     slot_forget(ctx, granule, slot, mask);
-    if (s->word == 0 || slot_holds_cell(s->word))
+    ap_cell_run r = slot_cells(s);
+    if (!r.in_array || r.n > 1)
         return;
-    ap_cells *cells = slot_array(s->word);
-    if (cells->n > 1)
-        return;
-    s->word = cells->n == 1 ? cells->cell[0] : 0;
-    pool_free(&p->pool, cells);
+    uint32_t cap_log = slot_cap_log(s->word);
+    s->word = r.n == 1 ? r.cell[0] : 0;
+    pool_free(&p->pool, r.cell, cap_log);
 }
 
 /* Releases a slot's cells (destroy, and chunks a forget covers whole). */
@@ -331,8 +341,8 @@ static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
     (void)mask;
     for (uint32_t i = 0; i < r.n; i++)
         cellctx_release(&p->contexts, cell_context(r.cell[i]));
-    if (r.array != NULL)
-        pool_free(&p->pool, r.array);
+    if (r.in_array)
+        pool_free(&p->pool, r.cell, slot_cap_log(s->word));
     s->word = 0;
 }
 
@@ -566,13 +576,7 @@ static void add_cell(rp_allpairs *p, ap_slot *s, const rp_cellctx_key *key, uint
 {
     uint32_t number = cellctx_intern(&p->contexts, key, ref);
     cellctx_hold(&p->contexts, number);
-    ap_cell c = make_cell(&p->contexts, number, ref, mask);
-    if (s->word == 0) {
-        s->word = c;
-        return;
-    }
-    ap_cells *cells = slot_reserve_one(&p->pool, s);
-    cells->cell[cells->n++] = c;
+    slot_append(&p->pool, s, make_cell(&p->contexts, number, ref, mask));
 }
 
 /* One granule of an access: races with the unordered conflicting cells,
