@@ -29,44 +29,41 @@ static void clear_slot(void *ctx, uint64_t granule, void *slot, uint8_t mask)
     s->written &= (uint8_t)~mask;
 }
 
-static void forget_slot(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+/* A fresh stamp (never 0).  When the counter wraps, every stamp in the
+ * shadow could alias a new one: the shadow goes, and every thread takes a
+ * fresh stamp at its next access. */
+static uint16_t next_stamp(rp_repeats *r)
 {
-    rp_repeat_slot *s = slot;
-    (void)ctx;
-    (void)granule;
-    (void)mask;
-    s->stamp = 0;
-}
-
-/* A fresh stamp.  When the counter wraps, every stamp in the shadow could
- * alias a new one: forget them all and give every thread a new one. */
-static uint32_t next_stamp(rp_repeats *r)
-{
-    if (r->last_stamp == UINT32_MAX) {
-        shadow_for_each(&r->shadow, forget_slot, NULL);
+    if (r->last_stamp == UINT16_MAX) {
+        shadow_fini(&r->shadow);
+        shadow_init(&r->shadow, sizeof(rp_repeat_slot));
+        shadow_set_release(&r->shadow, NULL, NULL);
+        rp_memset(r->stamp, 0, r->n_threads * sizeof *r->stamp);
         r->last_stamp = 0;
-        for (uint32_t t = 0; t < r->n_threads; t++)
-            r->stamp[t] = ++r->last_stamp;
     }
     return ++r->last_stamp;
 }
 
-/* Thread tid's current stamp (growing the table on first use). */
-static uint32_t thread_stamp(rp_repeats *r, rp_tid_t tid)
+/* Thread tid's current stamp, taken when its span first records an
+ * access (0 in the table: none yet). */
+static uint16_t thread_stamp(rp_repeats *r, rp_tid_t tid)
 {
     if (tid >= r->n_threads) {
-        r->stamp = rp_realloc("rp.repeats.stamps", r->stamp, ((size_t)tid + 1) * sizeof(uint32_t));
-        for (uint32_t t = r->n_threads; t <= tid; t++)
-            r->stamp[t] = next_stamp(r);
+        r->stamp = rp_realloc("rp.repeats.stamps", r->stamp, ((size_t)tid + 1) * sizeof(uint16_t));
+        rp_memset(r->stamp + r->n_threads, 0, (tid + 1 - r->n_threads) * sizeof *r->stamp);
         r->n_threads = tid + 1;
     }
+    if (r->stamp[tid] == 0)
+        r->stamp[tid] = next_stamp(r);
     return r->stamp[tid];
 }
 
+/* No slot holds stamp 0 with any bytes, so a thread without a stamp has
+ * no repeats until its next access is recorded. */
 static void new_span(rp_repeats *r, rp_tid_t tid)
 {
-    thread_stamp(r, tid);
-    r->stamp[tid] = next_stamp(r);
+    if (tid < r->n_threads)
+        r->stamp[tid] = 0;
 }
 
 /* Records the bytes of access e under its thread's stamp, granule by
@@ -76,7 +73,7 @@ static void note_access(rp_repeats *r, const rp_event *e)
     uint64_t addr = e->obj, size = e->size;
     if (size == 0)
         return;
-    uint32_t stamp = thread_stamp(r, e->tid);
+    uint16_t stamp = thread_stamp(r, e->tid);
     uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
     uint64_t last = (addr + (size - 1)) >> RP_SHADOW_GRANULE_BITS;
     if (addr + (size - 1) < addr)

@@ -11,8 +11,8 @@
  *
  * Spans and stamps.  A thread's span is the stretch of its events between
  * two of its non-access events (any synchronisation, fork, join, branch).
- * Every span gets a stamp from one counter, so a stamp names a thread and
- * one of its spans.  Per 8-byte granule the filter keeps the stamp of the
+ * A span that accesses memory gets a stamp from one counter at its first
+ * recorded access, so a stamp names a thread and one of its spans.  Per 8-byte granule the filter keeps the stamp of the
  * last access it passed on and the bytes passed on under that stamp (all,
  * and written).  An access of thread t is a repeat when its granule holds
  * t's current stamp and those bytes cover it (the written ones, for a
@@ -48,8 +48,10 @@
  * run's order, so a2, if its thread's prefix reaches it, reads from the
  * same write as a1 (no other thread touched the granule between them).
  *
- * Cost: one shadow lookup and two compares per access; 8 bytes per granule
- * accessed.  A stamp counter that wraps (2^32 spans) clears the filter.
+ * Cost: one shadow lookup and two compares per access; 4 bytes per granule
+ * accessed.  Stamps are 16 bits: a stamp counter that wraps (every 65,535
+ * spans; compressors make a few thousand in a run) empties the filter,
+ * freeing its shadow, which then fills again as the threads go on.
  */
 #ifndef RP_REPEATS_H
 #define RP_REPEATS_H
@@ -61,16 +63,16 @@
 #include <stdint.h>
 
 typedef struct rp_repeat_slot {
-    uint32_t stamp;        /* 0: nothing passed on */
+    uint16_t stamp;        /* 0: nothing passed on */
     uint8_t any;           /* bytes passed on under stamp */
     uint8_t written;       /* bytes written under stamp */
 } rp_repeat_slot;
 
 typedef struct rp_repeats {
     rp_shadow shadow;      /* rp_repeat_slot per granule */
-    uint32_t *stamp;       /* current stamp per thread */
+    uint16_t *stamp;       /* current stamp per thread */
     uint32_t n_threads;
-    uint32_t last_stamp;
+    uint16_t last_stamp;
     uint64_t dropped;      /* repeats dropped so far */
 } rp_repeats;
 

@@ -73,6 +73,28 @@ static void test_other_thread_sync_and_forget_end_repeats(void **state)
     repeats_destroy(r);
 }
 
+/* When the 16-bit stamp counter wraps, a stamp handed out again must not
+ * find the granules recorded under its first use: thread 0 writes under
+ * stamp 1, thread 1 takes every other stamp until the counter wraps and
+ * gives it 1 again; its write of thread 0's granule is no repeat.  Later
+ * repeats are dropped as before. */
+static void test_stamps_that_wrap_alias_nothing(void **state)
+{
+    (void)state;
+    rp_repeats *r = repeats_create();
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, BASE, 8)));
+    for (uint32_t i = 0; i < UINT16_MAX; i++) {
+        feed(r, harness_event(RP_EV_ACQUIRE, 1, 99, 0));
+        assert_false(feed(r, harness_event(RP_EV_WRITE, 1, BASE + 64, 8)));
+    }
+    assert_int_equal(r->last_stamp, 1);
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 1, BASE, 8)));
+    assert_true(feed(r, harness_event(RP_EV_WRITE, 1, BASE, 8)));
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, BASE, 8)));      /* stamp 2 */
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE, 4)));
+    repeats_destroy(r);
+}
+
 /* ---- random runs ------------------------------------------------------------ */
 
 typedef struct run {
@@ -264,6 +286,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drops_only_covered_repeats),
         cmocka_unit_test(test_other_thread_sync_and_forget_end_repeats),
+        cmocka_unit_test(test_stamps_that_wrap_alias_nothing),
         cmocka_unit_test(test_filter_keeps_racy_bytes_hb),
         cmocka_unit_test(test_filter_keeps_racy_bytes_wcp),
         cmocka_unit_test(test_filter_keeps_racy_bytes_dc),
