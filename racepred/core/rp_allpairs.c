@@ -522,9 +522,13 @@ static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
         note_race(p, a, granule, c, both);
 }
 
+/* The number of bytes in mask, without a library call (the tool is built
+ * for any x86-64, so __builtin_popcount calls libgcc). */
 static uint32_t bytes_in(uint8_t mask)
 {
-    return (uint32_t)__builtin_popcount(mask);
+    uint32_t m = mask - ((mask >> 1) & 0x55u);
+    m = (m & 0x33u) + ((m >> 2) & 0x33u);
+    return (m + (m >> 4)) & 0x0Fu;
 }
 
 /* Whether the bytes of mask are one run. */
