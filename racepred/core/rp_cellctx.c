@@ -117,7 +117,23 @@ static uint32_t new_context(rp_cellctx_table *t, const rp_cellctx_key *key, uint
     return number;
 }
 
-uint32_t cellctx_intern(rp_cellctx_table *t, const rp_cellctx_key *key, uint64_t ref)
+/* The site's recent context, if it is live, has the key and reaches ref.
+ * It is then the newest of its key: a newer one would have replaced it
+ * here when it was made. */
+static uint32_t *recent_entry(rp_cellctx_table *t, uint64_t site)
+{
+    return &t->recent[(site ^ site >> 6) & (CELLCTX_RECENT - 1)];
+}
+
+static bool recent_fits(const rp_cellctx_table *t, uint32_t number, const rp_cellctx_key *key,
+                        uint64_t ref)
+{
+    return number != 0 && t->ctx[number].holders != 0 && cellctx_has_key(&t->ctx[number], key)
+           && cellctx_reaches(t, number, ref);
+}
+
+/* The index's context of key if it reaches ref, else a new one. */
+static uint32_t intern_indexed(rp_cellctx_table *t, const rp_cellctx_key *key, uint64_t ref)
 {
     if (2 * (t->index_count + 1) > t->index_cap)
         index_grow(t);
@@ -129,6 +145,14 @@ uint32_t cellctx_intern(rp_cellctx_table *t, const rp_cellctx_key *key, uint64_t
         t->index_count++;
     t->index[pos] = new_context(t, key, ref);
     return t->index[pos];
+}
+
+uint32_t cellctx_intern(rp_cellctx_table *t, const rp_cellctx_key *key, uint64_t ref)
+{
+    uint32_t *recent = recent_entry(t, key->site);
+    if (!recent_fits(t, *recent, key, ref))
+        *recent = intern_indexed(t, key, ref);
+    return *recent;
 }
 
 void cellctx_release(rp_cellctx_table *t, uint32_t number)

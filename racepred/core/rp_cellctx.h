@@ -22,10 +22,13 @@
  * Layout: contexts in one array, numbered from 1 (0 is never a context);
  * free numbers in a list threaded through base_ref; an open-addressing
  * index (linear probing, at most half full, deletion by shifting back)
- * from a key to the number of its newest context.
+ * from a key to the number of its newest context; and a small table, by
+ * site, of the contexts interned last, checked first (a loop's few
+ * instructions intern the same keys over and over).
  *
- * Cost: intern is one hash and a short probe, hold and release a counter
- * (release of the last holder also a probe).  Memory: 40 bytes per live
+ * Cost: intern is a compare with the recent context of the site, else one
+ * hash and a short probe; hold and release a counter (release of the last
+ * holder also a probe).  Memory: 40 bytes per live
  * context and 8 per index entry.
  */
 #ifndef RP_CELLCTX_H
@@ -37,6 +40,7 @@
 #include <stdint.h>
 
 #define CELLCTX_OFFSET_BITS 24
+#define CELLCTX_RECENT 64u
 #define CELLCTX_OFFSET_LIMIT ((uint64_t)1 << CELLCTX_OFFSET_BITS)
 
 /* What cells of one context share. */
@@ -71,6 +75,7 @@ typedef struct rp_cellctx_table {
     uint32_t *index;       /* context numbers, 0: empty */
     uint32_t index_cap;    /* a power of two */
     uint32_t index_count;
+    uint32_t recent[CELLCTX_RECENT];   /* by site: the context interned last, or 0 */
 } rp_cellctx_table;
 
 void cellctx_init(rp_cellctx_table *t);
