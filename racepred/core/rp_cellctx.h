@@ -10,26 +10,30 @@
  * from the context's base reference.  A byte-wise loop over a buffer makes
  * one context per instruction and epoch, and a cell per granule.
  *
- * Interning gives the newest context of a key whose base reference is at
- * most 2^24 - 1 below the given reference, and makes a new one (based at
- * that reference) when there is none, so references must not decrease
- * between the calls for one key (event ids and indices only grow).  A
- * context lives while cells name it: every cell that stores its number
+ * Interning looks in a table of the contexts interned last, by site and
+ * thread: if the entry has the key and its base is at most 2^24 - 1 below
+ * the given reference, that is the context; otherwise a new one (based at
+ * that reference) replaces the entry.  So references must not decrease
+ * between the calls for one key (event ids and indices only grow), and one
+ * key may have several contexts (when two keys share an entry in turn, or
+ * an offset would not reach): a cell only needs its context to have its
+ * key.  No index of every context: a program that synchronises between
+ * most accesses makes a context per cell, and looking each up in an index
+ * (a cache miss at interning and another at release) doubled hb's time on
+ * such a program (bench/scaling.c, 100,000 shared locations).
+ *
+ * A context lives while cells name it: every cell that stores its number
  * holds it (cellctx_hold), and lets go when it is evicted, forgotten or
  * released (cellctx_release); the last one to let go frees the number for
  * reuse.
  *
  * Layout: contexts in one array, numbered from 1 (0 is never a context);
- * free numbers in a list threaded through base_ref; an open-addressing
- * index (linear probing, at most half full, deletion by shifting back)
- * from a key to the number of its newest context; and a small table, by
- * site, of the contexts interned last, checked first (a loop's few
- * instructions intern the same keys over and over).
+ * free numbers in a list threaded through base_ref; the table of recent
+ * contexts, direct-mapped.
  *
- * Cost: intern is a compare with the recent context of the site, else one
- * hash and a short probe; hold and release a counter (release of the last
- * holder also a probe).  Memory: 40 bytes per live
- * context and 8 per index entry.
+ * Cost: intern is a compare with the recent context, else a new context;
+ * hold and release a counter.  Memory: 40 bytes per live context, and the
+ * table's 4 KiB.
  */
 #ifndef RP_CELLCTX_H
 #define RP_CELLCTX_H
@@ -40,8 +44,9 @@
 #include <stdint.h>
 
 #define CELLCTX_OFFSET_BITS 24
-#define CELLCTX_RECENT 64u
 #define CELLCTX_OFFSET_LIMIT ((uint64_t)1 << CELLCTX_OFFSET_BITS)
+#define CELLCTX_RECENT_BITS 10
+#define CELLCTX_RECENT (1u << CELLCTX_RECENT_BITS)
 
 /* What cells of one context share. */
 typedef struct rp_cellctx_key {
@@ -72,17 +77,14 @@ typedef struct rp_cellctx_table {
     uint32_t n, cap;       /* numbers handed out so far (+1), room */
     uint32_t free_head;    /* 0: none */
     uint32_t live;
-    uint32_t *index;       /* context numbers, 0: empty */
-    uint32_t index_cap;    /* a power of two */
-    uint32_t index_count;
-    uint32_t recent[CELLCTX_RECENT];   /* by site: the context interned last, or 0 */
+    uint32_t recent[CELLCTX_RECENT];   /* by site and thread: the context interned last, or 0 */
 } rp_cellctx_table;
 
 void cellctx_init(rp_cellctx_table *t);
 void cellctx_fini(rp_cellctx_table *t);
 
-/* Number of the context of key whose references reach ref (see above);
- * the caller holds it before storing it anywhere. */
+/* Number of a context of key whose references reach ref (see above); the
+ * caller holds it before storing it anywhere. */
 uint32_t cellctx_intern(rp_cellctx_table *t, const rp_cellctx_key *key, uint64_t ref);
 
 static inline const rp_cellctx *cellctx_get(const rp_cellctx_table *t, uint32_t number)
@@ -105,6 +107,11 @@ static inline void cellctx_hold(rp_cellctx_table *t, uint32_t number)
 void cellctx_release(rp_cellctx_table *t, uint32_t number);
 
 /* Whether the context has this key. */
-bool cellctx_has_key(const rp_cellctx *c, const rp_cellctx_key *key);
+static inline bool cellctx_has_key(const rp_cellctx *c, const rp_cellctx_key *key)
+{
+    return c->site == key->site && c->tid == key->tid && c->clock == key->clock
+           && c->hb_clock == key->hb_clock && c->tag == key->tag
+           && c->twin_size == key->twin_size && c->is_write == key->is_write;
+}
 
 #endif

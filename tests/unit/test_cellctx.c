@@ -1,7 +1,6 @@
 /* test_cellctx.c — interned contexts of race-pair cells
- * (racepred/core/rp_cellctx.h), against a plain model: an array of every
- * context number with its key, base, holders and whether it is the newest
- * of its key. */
+ * (racepred/core/rp_cellctx.h), against a plain model: every context
+ * number with its key, base and holders. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +19,6 @@ typedef struct model_ctx {
     rp_cellctx_key key;
     uint64_t base;
     uint32_t holders;
-    bool newest;           /* intern may return it */
 } model_ctx;
 
 typedef struct model {
@@ -48,52 +46,35 @@ static bool same_key(const rp_cellctx_key *a, const rp_cellctx_key *b)
            && a->is_write == b->is_write;
 }
 
-/* The model's newest context of key that reaches ref, or 0. */
-static uint32_t model_find(const model *m, const rp_cellctx_key *key, uint64_t ref)
-{
-    for (uint32_t i = 1; i < MODEL_MAX; i++)
-        if (m->ctx[i].holders != 0 && m->ctx[i].newest && same_key(&m->ctx[i].key, key))
-            return ref - m->ctx[i].base < CELLCTX_OFFSET_LIMIT ? i : 0;
-    return 0;
-}
-
-static void model_make_newest(model *m, uint32_t number)
-{
-    for (uint32_t i = 1; i < MODEL_MAX; i++)
-        if (m->ctx[i].holders != 0 && same_key(&m->ctx[i].key, &m->ctx[number].key))
-            m->ctx[i].newest = false;
-    m->ctx[number].newest = true;
-}
-
-static void intern_and_hold(rp_cellctx_table *t, model *m, uint32_t k, uint64_t ref)
+/* Interning gives a live context of the key that reaches ref, or a fresh
+ * one based at ref; interning the key again at once gives the same. */
+static uint32_t intern_and_hold(rp_cellctx_table *t, model *m, uint32_t k, uint64_t ref)
 {
     rp_cellctx_key key = key_number(k);
-    uint32_t expected = model_find(m, &key, ref);
     uint32_t number = cellctx_intern(t, &key, ref);
     assert_true(number > 0 && number < MODEL_MAX);
     assert_true(cellctx_has_key(cellctx_get(t, number), &key));
     assert_true(cellctx_reaches(t, number, ref));
-    if (expected != 0) {
-        assert_int_equal(number, expected);
+    if (m->ctx[number].holders != 0) {
+        assert_true(same_key(&m->ctx[number].key, &key));
     } else {
-        assert_int_equal(m->ctx[number].holders, 0);     /* a free number */
+        assert_int_equal(cellctx_get(t, number)->base_ref, ref);
         m->ctx[number].key = key;
         m->ctx[number].base = ref;
-        model_make_newest(m, number);
         m->live++;
     }
     assert_int_equal(cellctx_get(t, number)->base_ref, m->ctx[number].base);
     cellctx_hold(t, number);
     m->ctx[number].holders++;
+    assert_int_equal(cellctx_intern(t, &key, ref), number);
+    return number;
 }
 
 static void release_one(rp_cellctx_table *t, model *m, uint32_t number)
 {
     cellctx_release(t, number);
-    if (--m->ctx[number].holders == 0) {
-        m->ctx[number].newest = false;
+    if (--m->ctx[number].holders == 0)
         m->live--;
-    }
 }
 
 static uint32_t random_held(const model *m)
@@ -111,8 +92,7 @@ static void check_holders(const rp_cellctx_table *t, const model *m)
 {
     assert_int_equal(t->live, m->live);
     for (uint32_t i = 1; i < t->n; i++)
-        if (m->ctx[i].holders != 0)
-            assert_int_equal(cellctx_get(t, i)->holders, m->ctx[i].holders);
+        assert_int_equal(cellctx_get(t, i)->holders, m->ctx[i].holders);
 }
 
 /* Random interning (references mostly growing by a little, sometimes by
@@ -138,15 +118,14 @@ static void test_random_against_model(void **state)
         for (uint32_t n = random_held(m); n != 0; n = random_held(m))
             release_one(&t, m, n);
         assert_int_equal(t.live, 0);
-        assert_int_equal(t.index_count, 0);
         cellctx_fini(&t);
         free(m);
     }
 }
 
-/* A key whose newest context was freed while an older one lives gets a
- * new context; the older one stays until its last holder lets go. */
-static void test_older_context_of_a_key_outlives_the_newest(void **state)
+/* A key whose context cannot reach a reference gets a new one; the older
+ * stays until its last holder lets go, and its number is then reused. */
+static void test_a_key_moves_on_when_offsets_do_not_reach(void **state)
 {
     (void)state;
     rp_cellctx_table t;
@@ -154,20 +133,18 @@ static void test_older_context_of_a_key_outlives_the_newest(void **state)
     rp_cellctx_key key = key_number(3);
     uint32_t old = cellctx_intern(&t, &key, 10);
     cellctx_hold(&t, old);
+    assert_int_equal(cellctx_intern(&t, &key, 9 + CELLCTX_OFFSET_LIMIT), old);
     uint32_t newer = cellctx_intern(&t, &key, 10 + CELLCTX_OFFSET_LIMIT);
     assert_int_not_equal(newer, old);
     cellctx_hold(&t, newer);
-    assert_int_equal(cellctx_intern(&t, &key, 11 + CELLCTX_OFFSET_LIMIT), newer);
-    cellctx_release(&t, newer);
-    uint32_t third = cellctx_intern(&t, &key, 12 + CELLCTX_OFFSET_LIMIT);
-    cellctx_hold(&t, third);
-    assert_int_equal(cellctx_get(&t, third)->base_ref, 12 + CELLCTX_OFFSET_LIMIT);
+    assert_int_equal(cellctx_get(&t, newer)->base_ref, 10 + CELLCTX_OFFSET_LIMIT);
     assert_int_equal(t.live, 2);
     cellctx_release(&t, old);
-    assert_int_equal(t.index_count, 1);
-    cellctx_release(&t, third);
-    assert_int_equal(t.live, 0);
-    assert_int_equal(t.index_count, 0);
+    assert_int_equal(t.live, 1);
+    rp_cellctx_key other = key_number(4);
+    assert_int_equal(cellctx_intern(&t, &other, 20 + CELLCTX_OFFSET_LIMIT), old);
+    cellctx_release(&t, newer);
+    assert_int_equal(t.live, 1);      /* `other`'s, not held yet */
     cellctx_fini(&t);
 }
 
@@ -175,7 +152,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_model),
-        cmocka_unit_test(test_older_context_of_a_key_outlives_the_newest),
+        cmocka_unit_test(test_a_key_moves_on_when_offsets_do_not_reach),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
