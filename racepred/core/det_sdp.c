@@ -100,7 +100,9 @@
  *     detector orders less, reports the same races or more, and none is an
  *     error without a witness);
  *   - B(t,x) per thread and byte, dropped with fresh memory and when t ends;
- *     one clock per conflict noted in an open section (not bounded).
+ *     one clock per conflict noted in an open section, at most
+ *     --cs-sections per section (more are not noted: counted as needed
+ *     sections the bound dropped).
  * Less order here means a subset of SDP's edges: the detector stays a
  * predictor of the same races or more, no longer sound on its own.
  */
@@ -260,11 +262,20 @@ static void order_after(sdp_tclocks t, const rp_vc *released)
 
 /* ---- accesses --------------------------------------------------------------- */
 
-static void note_conflict(sdp_section *s, const sdp_mark *m, rp_tid_t u)
+/* Notes the conflict in open section s, once per earlier section s1; at
+ * most --cs-sections of them per section: beyond, rule 4 misses s1's edge
+ * (less order, counted as a needed section the bound dropped). */
+static void note_conflict(sdp_detector *d, sdp_section *s, const sdp_mark *m, rp_tid_t u)
 {
     for (uint32_t i = 0; i < s->n_conf; i++)
         if (s->conf[i].s1_serial == m->serial)
             return;
+    rp_cs_limits *limits = csrules_limits(d->cs);
+    if (limits != NULL && limits->max_sections != 0 && s->n_conf >= limits->max_sections) {
+        limits->dropped_sections++;
+        limits->missed_sections++;
+        return;
+    }
     s->conf = grow(s->conf, s->n_conf, &s->cap_conf, sizeof(sdp_conflict));
     sdp_conflict *c = &s->conf[s->n_conf++];
     vc_init(&c->s1);
@@ -284,7 +295,7 @@ static void write_write(sdp_detector *d, const rp_event *e, uint64_t x, const sd
     vc_join(objclocks_get(&th->rule2, x), &m->wr);
     vc_join(tclocks_get(&d->k, e->tid), &m->wr);
     for (uint32_t i = 0; i < th->n_open; i++)
-        note_conflict(&th->open[i], m, u);
+        note_conflict(d, &th->open[i], m, u);
 }
 
 /* Rules 1, 2 and 4 for byte x against the marks of one held lock. */
