@@ -7,8 +7,11 @@
 # CPU times to none, the floor, Helgrind and DRD (CPU time, because the
 # machine may be shared: wall time counts the other jobs too).  "floor" is
 # racepred with --bench-floor=yes: every access calls an empty helper, the
-# cost of the instrumentation alone.  Nothing here is
-# a pass/fail test: the numbers go into docs/performance.md.
+# cost of the instrumentation alone.  The last two columns come from the
+# last run's stderr: the races each tool reported (error contexts; one per
+# race for racepred) and racepred's predicted races without a witness
+# (counted, not shown).  Nothing here is a pass/fail test: the numbers go
+# into docs/performance.md.
 #
 # Environment:
 #   BENCH_RUNS       runs per configuration (default 3)
@@ -56,17 +59,32 @@ measure() {
         "$(printf '%s' "$cpus" | median)" "$(printf '%s' "$rsss" | median)"
 }
 
+# races NAME: "contexts unconfirmed" from the last run's stderr: the error
+# summary's contexts (races, for racepred: one per reported race) and
+# racepred's predicted races without a witness; "- -" for runs that
+# detect nothing.
+races() {
+    local f="$out/$1.stderr" ctx unconf
+    case $1 in native|none|floor) echo "- -"; return ;; esac
+    ctx=$(sed -n 's/.*ERROR SUMMARY: [0-9,]* errors from \([0-9,]*\) contexts.*/\1/p' "$f" | tail -n 1)
+    unconf=-
+    case $1 in racepred-*)
+        unconf=$(sed -n 's/.*racepred: \([0-9]*\) predicted race reports not shown.*/\1/p' "$f" | tail -n 1) ;;
+    esac
+    echo "${ctx:-0} ${unconf:-0}"
+}
+
 workloads=("pigz -p 2 -c")
 command -v pbzip2 >/dev/null && workloads+=("pbzip2 -p2 -c")
 
 csv="$out/bench.csv"
 md="$out/bench.md"
-echo "workload,config,wall_s,cpu_s,peak_rss_kb" > "$csv"
+echo "workload,config,wall_s,cpu_s,peak_rss_kb,races,unconfirmed" > "$csv"
 {
     echo "Machine: $(nproc) cores, $(uname -r); $(valgrind --version); input $(stat -c %s "$input") bytes; median of $runs runs"
     echo
-    echo "| workload | config | wall s | CPU s | peak RSS MB | CPU vs none | vs floor | vs helgrind | vs drd |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| workload | config | wall s | CPU s | peak RSS MB | CPU vs none | vs floor | vs helgrind | vs drd | races | unconfirmed |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$md"
 
 for wl in "${workloads[@]}"; do
@@ -78,16 +96,17 @@ for wl in "${workloads[@]}"; do
     results+=("$(measure helgrind valgrind -q --tool=helgrind "${cmd[@]}")")
     results+=("$(measure drd valgrind -q --tool=drd "${cmd[@]}")")
     for d in $detectors; do
-        results+=("$(measure "racepred-$d" valgrind -q --tool=racepred --detector="$d" "${cmd[@]}")")
+        results+=("$(measure "racepred-$d" valgrind --tool=racepred --detector="$d" "${cmd[@]}")")
     done
     cpu_of() { printf '%s\n' "${results[@]}" | awk -v n="$1" '$1 == n { print $3 }'; }
     none=$(cpu_of none) floor=$(cpu_of floor) hg=$(cpu_of helgrind) drd=$(cpu_of drd)
     for r in "${results[@]}"; do
         read -r name wall cpu rss <<< "$r"
-        echo "$wl,$name,$wall,$cpu,$rss" >> "$csv"
+        read -r ctx unconf <<< "$(races "$name")"
+        echo "$wl,$name,$wall,$cpu,$rss,$ctx,$unconf" >> "$csv"
         awk -v wl="$wl" -v n="$name" -v w="$wall" -v c="$cpu" -v r="$rss" -v none="$none" \
-            -v floor="$floor" -v hg="$hg" -v drd="$drd" \
-            'BEGIN { printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f |\n", wl, n, w, c, r / 1024, c / none, c / floor, c / hg, c / drd }' >> "$md"
+            -v floor="$floor" -v hg="$hg" -v drd="$drd" -v ctx="$ctx" -v unconf="$unconf" \
+            'BEGIN { printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", wl, n, w, c, r / 1024, c / none, c / floor, c / hg, c / drd, ctx, unconf }' >> "$md"
     done
 done
 rm -f "$out/time.tmp"
