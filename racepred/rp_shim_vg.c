@@ -9,8 +9,11 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_vki.h"
 
 #include "rp_shim.h"
 #include "rp_tool.h"
@@ -79,6 +82,58 @@ size_t rp_strlen(const char *s)
 int rp_strcmp(const char *a, const char *b)
 {
     return VG_(strcmp)(a, b);
+}
+
+/* No mkstemp in the tool library: the name holds the process id and a
+ * counter, and O_EXCL refuses a file that is already there. */
+int rp_temp_file_create(char *path, size_t cap)
+{
+    static UInt serial;
+    UInt attempt;
+
+    for (attempt = 0; attempt < 100; attempt++) {
+        SysRes res;
+        Int len = VG_(snprintf)(path, cap, "%s/racepred-spill-%d-%u", VG_(tmpdir)(),
+                                VG_(getpid)(), serial++);
+
+        if (len < 0 || (size_t)len >= cap)
+            return -1;
+        res = VG_(open)(path, VKI_O_CREAT | VKI_O_EXCL | VKI_O_WRONLY,
+                        VKI_S_IRUSR | VKI_S_IWUSR);
+        if (!sr_isError(res))
+            return (int)sr_Res(res);
+    }
+    return -1;
+}
+
+bool rp_file_write(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len > 0) {
+        Int n = VG_(write)(fd, p, len > 0x40000000 ? 0x40000000 : (Int)len);
+
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+void rp_file_close(int fd)
+{
+    VG_(close)(fd);
+}
+
+void rp_file_remove(const char *path)
+{
+    VG_(unlink)(path);
+}
+
+int rp_process_id(void)
+{
+    return VG_(getpid)();
 }
 
 void rp_message(const char *fmt, ...)

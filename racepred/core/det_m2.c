@@ -60,6 +60,7 @@
 typedef struct m2_detector {
     rp_detector_env env;
     rp_offline_log log;
+    uint32_t unchecked, unconfirmed;
 } m2_detector;
 
 /* The order over X: row u = events reachable from u (strictly after). */
@@ -82,6 +83,7 @@ typedef struct m2_scan {
     rp_conflicts *conf;
     rp_cursor cur;
     uint32_t unchecked, unconfirmed;
+    uint32_t from;          /* pairs within log[0 .. from) were analysed */
 } m2_scan;
 
 static void m2_event(void *self, const rp_event *e)
@@ -490,6 +492,8 @@ static void scan_thread(m2_scan *s, uint32_t e1, rp_tid_t p, rp_u64vec *races)
     rp_tid_t p1 = f->log[e1].tid;
     bool started = false;
     cursor_start(&s->cur, s->conf, e1, p, true);
+    if (e1 < s->from)
+        cursor_skip_to(&s->cur, s->from);
     for (uint32_t e2; (e2 = cursor_next(&s->cur)) != UINT32_MAX;) {
         if (!started) {
             rp_memset(s->X, 0, f->n_threads * sizeof *s->X);
@@ -511,18 +515,16 @@ static void scan_thread(m2_scan *s, uint32_t e1, rp_tid_t p, rp_u64vec *races)
     }
 }
 
-static void m2_finish(void *self)
+static void m2_analyse(void *ctx, const rp_event *log, uint32_t n, uint32_t from)
 {
-    m2_detector *d = self;
-    const rp_event *log = d->log.ev;
-    uint32_t n = d->log.n;
+    m2_detector *d = ctx;
     rp_tcfacts f;
     rp_u64vec races = { NULL, 0, 0 };
     m2_scan s;
-    offline_log_warn(&d->log, "m2");
     tc_build(&f, log, n);
     rp_memset(&s, 0, sizeof s);
     s.f = &f;
+    s.from = from;
     s.X = rp_calloc("rp.m2", (size_t)f.n_threads + 1, sizeof(uint32_t));
     s.loc = rp_malloc("rp.m2", ((size_t)n + 1) * sizeof(uint32_t));
     s.xev = rp_malloc("rp.m2", ((size_t)M2_DENSE_MAX + 1) * sizeof(uint32_t));
@@ -536,13 +538,9 @@ static void m2_finish(void *self)
         for (rp_tid_t p = 0; rp_event_is_access(&log[a]) && p < f.n_threads; p++)
             if (p != log[a].tid)
                 scan_thread(&s, a, p, &races);
-    if (s.unchecked != 0)
-        rp_message("m2: %u candidate pairs needed the full race check on a cone of more than "
-                   "%u events and were not checked\n", s.unchecked, M2_DENSE_MAX);
-    if (s.unconfirmed != 0)
-        rp_message("m2: %u reported pairs have no validated witness (unconfirmed)\n",
-                   s.unconfirmed);
-    offline_report(&d->env, "m2", log, n, &races);
+    d->unchecked += s.unchecked;
+    d->unconfirmed += s.unconfirmed;
+    offline_report(&d->env, "m2", log, n, from, &races);
     conflicts_destroy(s.conf);
     cursor_free(&s.cur);
     tc_win_free(&s.win);
@@ -559,10 +557,23 @@ static void m2_finish(void *self)
     u64vec_free(&races);
 }
 
+static void m2_finish(void *self)
+{
+    m2_detector *d = self;
+    offline_log_finish(&d->log, "m2");
+    if (d->unchecked != 0)
+        rp_message("m2: %u candidate pairs needed the full race check on a cone of more than "
+                   "%u events and were not checked\n", d->unchecked, M2_DENSE_MAX);
+    if (d->unconfirmed != 0)
+        rp_message("m2: %u reported pairs have no validated witness (unconfirmed)\n",
+                   d->unconfirmed);
+}
+
 static void *m2_create(const rp_detector_env *env)
 {
     m2_detector *d = rp_calloc("rp.m2", 1, sizeof *d);
     d->env = *env;
+    offline_log_init(&d->log, m2_analyse, d);
     return d;
 }
 

@@ -55,6 +55,7 @@
 typedef struct osr_detector {
     rp_detector_env env;
     rp_offline_log log;
+    uint32_t unconfirmed;
 } osr_detector;
 
 typedef struct osr_scan {
@@ -66,6 +67,7 @@ typedef struct osr_scan {
     uint32_t unconfirmed;
     rp_conflicts *conf;
     rp_cursor cur;
+    uint32_t from;          /* second accesses before it were analysed */
 } osr_scan;
 
 static void osr_event(void *self, const rp_event *e)
@@ -145,6 +147,8 @@ static void scan_thread(osr_scan *s, uint32_t a, rp_tid_t t, rp_u64vec *races)
     const rp_tcfacts *f = s->f;
     bool started = false;
     cursor_start(&s->cur, s->conf, a, t, false);
+    if (a < s->from)
+        cursor_skip_to(&s->cur, s->from);
     for (uint32_t b; (b = cursor_next(&s->cur)) != UINT32_MAX;) {
         if (!started) {
             rp_memset(s->S, 0, f->n_threads * sizeof *s->S);
@@ -160,18 +164,16 @@ static void scan_thread(osr_scan *s, uint32_t a, rp_tid_t t, rp_u64vec *races)
     }
 }
 
-static void osr_finish(void *self)
+static void osr_analyse(void *ctx, const rp_event *log, uint32_t n, uint32_t from)
 {
-    osr_detector *d = self;
-    const rp_event *log = d->log.ev;
-    uint32_t n = d->log.n;
+    osr_detector *d = ctx;
     rp_tcfacts f;
     rp_u64vec races = { NULL, 0, 0 };
-    offline_log_warn(&d->log, "osr");
     tc_build(&f, log, n);
     osr_scan s;
     rp_memset(&s, 0, sizeof s);
     s.f = &f;
+    s.from = from;
     s.S = rp_calloc("rp.osr", (size_t)f.n_threads + 1, sizeof(uint32_t));
     tc_win_init(&s.win, &f);
     s.chk = wcheck_create(log, n);
@@ -182,10 +184,8 @@ static void osr_finish(void *self)
         for (rp_tid_t t = 0; rp_event_is_access(&log[a]) && t < f.n_threads; t++)
             if (t != log[a].tid)
                 scan_thread(&s, a, t, &races);
-    if (s.unconfirmed != 0)
-        rp_message("osr: internal error: %u witnesses failed validation (reported unconfirmed)\n",
-                   s.unconfirmed);
-    offline_report(&d->env, "osr", log, n, &races);
+    d->unconfirmed += s.unconfirmed;
+    offline_report(&d->env, "osr", log, n, from, &races);
     conflicts_destroy(s.conf);
     cursor_free(&s.cur);
     witness_free(&s.w);
@@ -196,10 +196,20 @@ static void osr_finish(void *self)
     u64vec_free(&races);
 }
 
+static void osr_finish(void *self)
+{
+    osr_detector *d = self;
+    offline_log_finish(&d->log, "osr");
+    if (d->unconfirmed != 0)
+        rp_message("osr: internal error: %u witnesses failed validation (reported unconfirmed)\n",
+                   d->unconfirmed);
+}
+
 static void *osr_create(const rp_detector_env *env)
 {
     osr_detector *d = rp_calloc("rp.osr", 1, sizeof *d);
     d->env = *env;
+    offline_log_init(&d->log, osr_analyse, d);
     return d;
 }
 

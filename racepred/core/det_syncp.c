@@ -10,9 +10,10 @@
  * the shared validator (rp_witness.h).  `observed` = the pair is unordered
  * by happens-before (computed by one HB vector-clock pass at the end).
  *
- * Offline algorithm: every event is logged (rp_offline.h: up to
- * offline_max_events(); later events are dropped and the drop is
- * reported).  At finish, per thread t in program order, the closure of the
+ * Offline algorithm: every event is logged (rp_offline.h); the log is
+ * analysed when it reaches offline_max_events() (then cut, rp_segment.h)
+ * and at finish, each time only for pairs whose second access is new.
+ * An analysis runs, per thread t in program order, the closure of the
  * predecessors of t's current access a is kept and only grown as a
  * advances (spc_advance: it is monotone in a).  For each other thread u,
  * the later accesses of u that conflict with a come from a lazy cursor
@@ -40,6 +41,7 @@
 typedef struct syncp_detector {
     rp_detector_env env;
     rp_offline_log log;
+    uint32_t unconfirmed;
 } syncp_detector;
 
 static void syncp_event(void *self, const rp_event *e)
@@ -58,6 +60,7 @@ typedef struct syncp_scan {
     rp_witness w;
     uint32_t unconfirmed;
     rp_u64vec races;
+    uint32_t from;          /* second accesses before it were analysed */
 } syncp_scan;
 
 /* The closure is a cone: checked in O(T^2) (rp_trcone.h), else built as a
@@ -76,6 +79,8 @@ static void scan_thread(syncp_scan *s, uint32_t a, rp_tid_t t)
 {
     bool saved = false;
     cursor_start(&s->cur, s->conf, a, t, false);
+    if (a < s->from)
+        cursor_skip_to(&s->cur, s->from);
     for (uint32_t b; (b = cursor_next(&s->cur)) != UINT32_MAX;) {
         if (!saved) {
             spc_save(s->spc);
@@ -120,15 +125,13 @@ static void scan_accesses_of(syncp_scan *s, rp_tid_t t)
     }
 }
 
-static void syncp_finish(void *self)
+static void syncp_analyse(void *ctx, const rp_event *log, uint32_t n, uint32_t from)
 {
-    syncp_detector *d = self;
-    const rp_event *log = d->log.ev;
-    uint32_t n = d->log.n;
+    syncp_detector *d = ctx;
     syncp_scan s;
     rp_memset(&s, 0, sizeof s);
-    offline_log_warn(&d->log, "syncp");
     s.log = log;
+    s.from = from;
     s.spc = spc_create(log, n);
     tc_build(&s.facts, log, n);
     s.chk = wcheck_create(log, n);
@@ -137,10 +140,8 @@ static void syncp_finish(void *self)
     witness_init(&s.w);
     for (rp_tid_t t = 0; t < s.facts.n_threads; t++)
         scan_accesses_of(&s, t);
-    if (s.unconfirmed != 0)
-        rp_message("syncp: internal error: %u closure witnesses failed validation "
-                   "(pairs not reported)\n", s.unconfirmed);
-    offline_report(&d->env, "syncp", log, n, &s.races);
+    d->unconfirmed += s.unconfirmed;
+    offline_report(&d->env, "syncp", log, n, from, &s.races);
     conflicts_destroy(s.conf);
     cursor_free(&s.cur);
     witness_free(&s.w);
@@ -150,10 +151,20 @@ static void syncp_finish(void *self)
     u64vec_free(&s.races);
 }
 
+static void syncp_finish(void *self)
+{
+    syncp_detector *d = self;
+    offline_log_finish(&d->log, "syncp");
+    if (d->unconfirmed != 0)
+        rp_message("syncp: internal error: %u closure witnesses failed validation "
+                   "(pairs not reported)\n", d->unconfirmed);
+}
+
 static void *syncp_create(const rp_detector_env *env)
 {
     syncp_detector *d = rp_calloc("rp.syncp", 1, sizeof *d);
     d->env = *env;
+    offline_log_init(&d->log, syncp_analyse, d);
     return d;
 }
 

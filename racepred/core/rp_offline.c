@@ -1,5 +1,5 @@
-/* rp_offline.c — event log, candidate pairs and reports of the offline
- * detectors (rp_offline.h).
+/* rp_offline.c — candidate pairs and reports of the offline
+ * detectors (rp_offline.h; the log itself is in rp_segment.c).
  */
 #include "rp_offline.h"
 
@@ -8,52 +8,7 @@
 #include "rp_u64map.h"
 #include "rp_vc.h"
 
-/* ---- the log ---------------------------------------------------------------- */
-
-static uint32_t max_events = RP_OFFLINE_MAX_EVENTS;
-
-void offline_set_max_events(uint32_t max)
-{
-    if (max > RP_OFFLINE_MAX_EVENTS_LIMIT)
-        max = RP_OFFLINE_MAX_EVENTS_LIMIT;
-    max_events = max == 0 ? 1 : max;
-}
-
-uint32_t offline_max_events(void)
-{
-    return max_events;
-}
-
-void offline_log_append(rp_offline_log *log, const rp_event *e)
-{
-    if (log->max == 0)
-        log->max = max_events;
-    if (log->n == log->max) {
-        log->dropped++;
-        return;
-    }
-    if (log->n == log->cap) {
-        log->cap = log->cap == 0 ? 1024 : 2 * log->cap;
-        if (log->cap > log->max)
-            log->cap = log->max;
-        log->ev = rp_realloc("rp.offline.log", log->ev, log->cap * sizeof *log->ev);
-    }
-    log->ev[log->n++] = *e;
-}
-
-void offline_log_free(rp_offline_log *log)
-{
-    rp_free(log->ev);
-    log->ev = NULL;
-    log->n = log->cap = 0;
-}
-
-void offline_log_warn(const rp_offline_log *log, const char *name)
-{
-    if (log->dropped != 0)
-        rp_message("%s: event log full (%u events): the last %llu events were not analysed\n",
-                   name, (unsigned)log->max, (unsigned long long)log->dropped);
-}
+/* ---- vectors ------------------------------------------------------------- */
 
 void u64vec_push(rp_u64vec *vec, uint64_t value)
 {
@@ -418,13 +373,15 @@ static void report_one(const rp_detector_env *env, const char *name, const rp_ev
 }
 
 void offline_report(const rp_detector_env *env, const char *name, const rp_event *log,
-                    uint32_t n, rp_u64vec *races)
+                    uint32_t n, uint32_t from, rp_u64vec *races)
 {
     /* sort by (second, first, confirmed); keep one entry per pair, the
-     * confirmed one if any (it sorts last) */
+     * confirmed one if any (it sorts last), and only new second accesses */
     sort_u64(races->v, races->n);
     uint32_t m = 0;
     for (uint32_t k = 0; k < races->n; k++) {
+        if ((uint32_t)(races->v[k] >> 32) < from)
+            continue;
         if (m > 0 && races->v[m - 1] >> 1 == races->v[k] >> 1)
             m--;
         races->v[m++] = races->v[k];

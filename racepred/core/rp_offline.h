@@ -2,11 +2,15 @@
  * share: the event log, the enumeration of candidate pairs, and the sorted
  * reports with their happens-before `observed` bit.
  *
- * The log keeps every event in trace order (rp_witness.h names events by
- * their 0-based index in it) up to offline_max_events() (default
- * RP_OFFLINE_MAX_EVENTS: the tool's bound on its memory; racepred-analyze,
- * which holds the whole trace anyway, raises it); later events are counted
- * as dropped and the detector says so at finish.
+ * The log keeps the events in trace order (rp_witness.h names events by
+ * their 0-based index in it) up to offline_max_events() real events
+ * (default RP_OFFLINE_MAX_EVENTS, the tool's --offline-events;
+ * racepred-analyze, which holds the whole trace anyway, raises it to the
+ * limit).  A full log is analysed and cut (rp_segment.h): the detector's
+ * `analyse` runs on the log as a trace of its own and reports the pairs
+ * whose second access is new (index >= from), the oldest events leave
+ * memory, and at finish the rest is analysed and, if the log was ever
+ * cut, a summary line says how many pairs went unchecked.
  *
  * Candidates: two accesses conflict when they are in different threads,
  * share a byte that no forget refreshed between them, and at least one is
@@ -30,26 +34,45 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* 2^22 events = 160 MiB of log plus the indexes built at finish. */
+/* 2^22 events = 160 MiB of log, plus the indexes an analysis builds. */
 #define RP_OFFLINE_MAX_EVENTS (1u << 22)
+/* Lower limit of the bound: a segment must hold a few critical sections. */
+#define RP_OFFLINE_MIN_EVENTS 16u
 /* Upper limit of the bound: event indexes are 32-bit. */
 #define RP_OFFLINE_MAX_EVENTS_LIMIT (1u << 31)
 
-/* The bound of logs created afterwards (clamped to 1 .. LIMIT). */
+/* The bound of logs created afterwards (clamped to MIN .. LIMIT). */
 void offline_set_max_events(uint32_t max);
 uint32_t offline_max_events(void);
+
+/* Analyses log[0 .. n) as a whole trace and reports the pairs whose
+ * second access is at index from or later (offline_report does that). */
+typedef void (*rp_offline_analyse_fn)(void *ctx, const rp_event *log, uint32_t n,
+                                      uint32_t from);
 
 typedef struct rp_offline_log {
     rp_event *ev;
     uint32_t n, cap;
-    uint32_t max;           /* the bound when the first event came */
-    uint64_t dropped;
+    uint32_t max;           /* real events in memory at most (the bound when
+                               the first event came) */
+    uint32_t real;          /* real events in ev; the others are synthetic
+                               (id 0, rp_segment.h) */
+    uint32_t from;          /* ev[from ..] not analysed yet */
+    uint64_t analysed;      /* real events that were new in an analysis */
+    rp_offline_analyse_fn analyse;
+    void *ctx;
+    struct rp_segments *seg;    /* from the first cut on */
 } rp_offline_log;
 
+void offline_log_init(rp_offline_log *log, rp_offline_analyse_fn analyse, void *ctx);
+/* Appends e; a full log is analysed and cut first. */
 void offline_log_append(rp_offline_log *log, const rp_event *e);
+/* Analyses the rest; if the log was cut, prints the summary line
+ * "NAME: ... N candidate pairs unchecked ...". */
+void offline_log_finish(rp_offline_log *log, const char *name);
 void offline_log_free(rp_offline_log *log);
-/* Prints "NAME: event log full ..." if events were dropped. */
-void offline_log_warn(const rp_offline_log *log, const char *name);
+/* Candidate pairs no segment held so far (0 if never cut). */
+uint64_t offline_log_unchecked(const rp_offline_log *log);
 
 typedef struct rp_u64vec {
     uint64_t *v;
@@ -94,8 +117,9 @@ static inline void offline_add_race(rp_u64vec *races, uint32_t first, uint32_t s
     u64vec_push(races, (uint64_t)second << 32 | (uint64_t)first << 1 | (confirmed ? 1 : 0));
 }
 
-/* Reports the races (consumed: sorted in place) through env->report. */
+/* Reports the races whose second access is at index `from` or later
+ * (consumed: sorted in place) through env->report. */
 void offline_report(const rp_detector_env *env, const char *name, const rp_event *log,
-                    uint32_t n, rp_u64vec *races);
+                    uint32_t n, uint32_t from, rp_u64vec *races);
 
 #endif

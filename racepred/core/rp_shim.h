@@ -33,6 +33,18 @@ int rp_strcmp(const char *a, const char *b);
 void rp_bulk_alloc(size_t bytes);
 void rp_bulk_free(size_t bytes);
 
+/* Temporary files (the offline detectors' spill, rp_spill.h): a new file
+ * in the host's temporary directory, created exclusively, its name written
+ * to path[0 .. cap); returns a descriptor, or -1 when none can be made.
+ * rp_file_write writes everything or returns false. */
+int rp_temp_file_create(char *path, size_t cap);
+bool rp_file_write(int fd, const void *data, size_t len);
+void rp_file_close(int fd);
+void rp_file_remove(const char *path);
+/* The host process (a forked child must not write to its parent's
+ * files). */
+int rp_process_id(void);
+
 /* printf-style diagnostics to the host's error channel. */
 void rp_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void *check_allocation(const char *cost_centre, void *p, size_t n)
 {
@@ -73,6 +74,44 @@ size_t rp_strlen(const char *s)
 int rp_strcmp(const char *a, const char *b)
 {
     return strcmp(a, b);
+}
+
+int rp_temp_file_create(char *path, size_t cap)
+{
+    const char *dir = getenv("TMPDIR");
+    int len = snprintf(path, cap, "%s/racepred-spill-XXXXXX",
+                       dir != NULL && dir[0] != '\0' ? dir : "/tmp");
+    if (len < 0 || (size_t)len >= cap)
+        return -1;
+    return mkstemp(path);
+}
+
+bool rp_file_write(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+void rp_file_close(int fd)
+{
+    close(fd);
+}
+
+void rp_file_remove(const char *path)
+{
+    unlink(path);
+}
+
+int rp_process_id(void)
+{
+    return (int)getpid();
 }
 
 void rp_message(const char *fmt, ...)
