@@ -73,6 +73,13 @@ void offline_log_finish(rp_offline_log *log, const char *name);
 void offline_log_free(rp_offline_log *log);
 /* Candidate pairs no segment held so far (0 if never cut). */
 uint64_t offline_log_unchecked(const rp_offline_log *log);
+/* The same summed over every log this process finished. */
+uint64_t offline_unchecked_total(void);
+
+/* Called with each log (and its `from`) just before an analysis, or NULL:
+ * lets the tests check the segments and their witnesses. */
+typedef void (*rp_offline_observer)(void *ctx, const rp_event *log, uint32_t n, uint32_t from);
+void offline_set_observer(rp_offline_observer fn, void *ctx);
 
 typedef struct rp_u64vec {
     uint64_t *v;

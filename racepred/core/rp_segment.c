@@ -9,6 +9,9 @@
 #include "rp_shim.h"
 
 static uint32_t max_events = RP_OFFLINE_MAX_EVENTS;
+static uint64_t unchecked_total;
+static rp_offline_observer observer;
+static void *observer_ctx;
 
 void offline_set_max_events(uint32_t max)
 {
@@ -146,14 +149,17 @@ static rp_event synthetic(rp_event_kind kind, rp_tid_t tid, uint64_t obj)
     return e;
 }
 
-/* Whether e, an acquire of a pinned lock by a thread that is not its
- * holder, needs the pin's recv first (once per thread): sets *recv. */
+/* Whether e, an acquire of a pinned lock by a thread other than its sole
+ * holder, needs the pin's recv first (once per thread): sets *recv.  A
+ * shared holder needs it too: its exclusive acquire must wait for the
+ * other holders' releases. */
 static bool needs_pin_recv(rp_segments *s, const rp_event *e, rp_event *recv)
 {
     if (s->pins.count == 0 || (e->kind != RP_EV_ACQUIRE && e->kind != RP_EV_ACQUIRE_SHARED))
         return false;
     pin *p = u64map_get(&s->pins, e->obj);
-    if (p == NULL || tid_set_has(&p->holders, e->tid) || tid_set_has(&p->receivers, e->tid))
+    if (p == NULL || (p->holders.n == 1 && p->holders.tid[0] == e->tid) ||
+        tid_set_has(&p->receivers, e->tid))
         return false;
     tid_set_add(&p->receivers, e->tid);
     *recv = synthetic(RP_EV_SYNC_RECV, e->tid, RP_PIN_OBJ(e->obj));
@@ -347,9 +353,9 @@ static void forget_range(rp_segments *s, uint64_t lo, uint64_t size)
     uint64_t hi = lo + size, g_lo = lo >> GRANULE_SHIFT, g_hi = (hi - 1) >> GRANULE_SHIFT;
     uint64_t full_lo = (lo + (1u << GRANULE_SHIFT) - 1) >> GRANULE_SHIFT;
     uint64_t full_hi = hi >> GRANULE_SHIFT;          /* exclusive */
-    if (g_lo < full_lo)
+    if (g_lo < full_lo || g_lo >= full_hi)
         forget_bytes(s, g_lo, granule_mask(g_lo, lo, hi));
-    if (g_hi >= full_hi && g_hi != g_lo)
+    if (g_hi != g_lo && g_hi >= full_hi)
         forget_bytes(s, g_hi, granule_mask(g_hi, lo, hi));
     if (full_lo < full_hi)
         u64map_remove_range(&s->granules, full_lo, full_hi - full_lo, free_chain, s);
@@ -410,8 +416,16 @@ static uint32_t keep_from(const rp_offline_log *log, uint32_t keep)
     return i;
 }
 
+void offline_set_observer(rp_offline_observer fn, void *ctx)
+{
+    observer = fn;
+    observer_ctx = ctx;
+}
+
 static void analyse_new(rp_offline_log *log)
 {
+    if (observer != NULL)
+        observer(observer_ctx, log->ev, log->n, log->from);
     log->analyse(log->ctx, log->ev, log->n, log->from);
     for (uint32_t i = log->from; i < log->n; i++)
         log->analysed += log->ev[i].id != 0;
@@ -480,6 +494,10 @@ static void print_summary(const rp_offline_log *log, const char *name)
                name, (unsigned)log->max, (unsigned long long)log->analysed,
                (unsigned long long)s->cuts + 1, (unsigned long long)s->unchecked,
                (unsigned)(log->max / 2));
+    if (s->pinned_cuts != 0)
+        rp_message("%s: %llu of the cuts were inside critical sections held across them: "
+                   "a pair whose witness must drop such a section is not found\n",
+                   name, (unsigned long long)s->pinned_cuts);
     if (sp->stopped)
         rp_message("%s: %llu of the %llu events that left memory were spilled before the "
                    "spill file reached its bound or failed (--offline-spill)\n",
@@ -490,8 +508,15 @@ void offline_log_finish(rp_offline_log *log, const char *name)
 {
     if (log->seg == NULL || log->from < log->n)
         analyse_new(log);
-    if (log->seg != NULL)
-        print_summary(log, name);
+    if (log->seg == NULL)
+        return;
+    print_summary(log, name);
+    unchecked_total += log->seg->unchecked;
+}
+
+uint64_t offline_unchecked_total(void)
+{
+    return unchecked_total;
 }
 
 void offline_log_free(rp_offline_log *log)

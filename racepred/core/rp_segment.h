@@ -29,10 +29,12 @@
  *     *pinned*: the segment starts with a synthetic acquire of it by each
  *     holder followed by a synthetic send on the pin object (the lock
  *     with the top bit flipped), and before the first acquire of that lock
- *     by any other thread the segment gets a synthetic recv of the pin.
- *     A witness of the segment containing another thread's acquire of the
- *     lock therefore contains the holder's synthetic acquire and, by the
- *     lock rules, its release; one without it touches the lock nowhere.
+ *     by each thread (but a sole holder) the segment gets a synthetic recv
+ *     of the pin.  A witness of the segment containing an acquire of the
+ *     lock that the holders' state could forbid therefore contains every
+ *     holder's synthetic acquire and, by the lock rules, the releases it
+ *     needs; one without them touches the lock only where the holders'
+ *     state allows it.
  *     Either way, the run before c followed by the witness minus the
  *     synthetic events is valid for the whole run (the holder holds the
  *     lock from before c).  Synthetic events have id 0, are never
