@@ -25,9 +25,11 @@
 #include "rp_history.h"
 #include "rp_instrument.h"
 #include "rp_locks.h"
+#include "rp_offline.h"
 #include "rp_record.h"
 #include "rp_reserve.h"
 #include "rp_sarif.h"
+#include "rp_spill.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 #include "rp_wreport.h"
@@ -53,6 +55,10 @@ static Long clo_window = RP_WINDOW_DEFAULT;
 static Long clo_cs_sections = RP_CS_SECTIONS_DEFAULT;
 static Long clo_cs_bytes = RP_CS_BYTES_DEFAULT;
 static rp_cs_limits cs_limits;
+/* --offline-events, --offline-spill (MiB): the event log of syncp, m2 and
+ * osr in memory and in its spill file (core/rp_segment.h). */
+static Long clo_offline_events = RP_OFFLINE_MAX_EVENTS;
+static Long clo_offline_spill_mb = (Long)(RP_SPILL_MAX_BYTES >> 20);
 
 /* One line naming every detector, for --help and for a bad --detector. */
 static void print_known_detectors(HChar *buf, SizeT size)
@@ -103,6 +109,9 @@ static Bool process_option(const HChar *arg)
                           RP_WINDOW_MAX) {
     } else if VG_BINT_CLO(arg, "--cs-sections", clo_cs_sections, 0, 0xFFFFFFFFLL) {
     } else if VG_BINT_CLO(arg, "--cs-bytes", clo_cs_bytes, 0, 1LL << 40) {
+    } else if VG_BINT_CLO(arg, "--offline-events", clo_offline_events,
+                          RP_OFFLINE_MIN_EVENTS, RP_OFFLINE_MAX_EVENTS_LIMIT) {
+    } else if VG_BINT_CLO(arg, "--offline-spill", clo_offline_spill_mb, 0, 1LL << 30) {
     } else if VG_BINT_CLO(arg, "--max-memory", clo_max_memory_mb, 0, 1LL << 30) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
@@ -143,6 +152,14 @@ static void print_usage(void)
 "                              per detector, and distinct accesses per open\n"
 "                              critical section, 0 for no bound [%d]\n",
         RP_CS_SECTIONS_DEFAULT, RP_CS_BYTES_DEFAULT);
+    VG_(printf)(
+"    --offline-events=N        events syncp/m2/osr keep in memory (%u..%u, 40\n"
+"                              bytes each); a full log is analysed, then its\n"
+"                              older half leaves memory [%u]\n"
+"    --offline-spill=N         MiB of the temporary file the events that leave\n"
+"                              memory go to, 0 for none [%llu]\n",
+        RP_OFFLINE_MIN_EVENTS, RP_OFFLINE_MAX_EVENTS_LIMIT, RP_OFFLINE_MAX_EVENTS,
+        (ULong)(RP_SPILL_MAX_BYTES >> 20));
     VG_(printf)(
 "    --max-memory=N            MiB of shadow memory after which race detection\n"
 "                              stops and the program runs on, 0 for no bound\n"
@@ -195,6 +212,8 @@ static void post_clo_init(void)
     cs_limits.max_sections = (UInt)clo_cs_sections;
     cs_limits.max_bytes = (ULong)clo_cs_bytes;
     csrules_set_limits(&cs_limits);
+    offline_set_max_events((UInt)clo_offline_events);
+    spill_set_max_bytes((ULong)clo_offline_spill_mb << 20);
     rp_tool_engine = rp_engine_create(clo_detectors, &env, NULL);
     /* The list was validated while parsing options. */
     tl_assert(rp_tool_engine != NULL);
