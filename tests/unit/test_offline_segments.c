@@ -23,8 +23,9 @@
  *   - the unchecked count is > 0 exactly when some candidate pair never
  *     met in a segment.
  * Deterministic traces: a race found only because the overlap keeps its
- * first access, a pair too far apart (unchecked, counted once), and a lock
- * held across every possible cut (pinned: no false race).
+ * first access, a pair too far apart (unchecked, counted once), a lock
+ * held across every possible cut (pinned: no false race), and a read whose
+ * writer left memory (an initial value for the segment: M2's erratum 2).
  */
 #include "hb_harness.h"
 #include "rp_offline.h"
@@ -550,12 +551,60 @@ static void test_lock_held_across_cut(void **state)
     }
 }
 
+static bool reported(const race_log *log, uint64_t first, uint64_t second)
+{
+    for (size_t k = 0; k < log->count; k++)
+        if (log->races[k].first.id == first && log->races[k].second.id == second)
+            return true;
+    return false;
+}
+
+/* s003-own-init-read after a cut: T1's read of x in its section reads a
+ * write of T0 (before T0 forks T2) that left memory, an initial value for
+ * the segment.  Its
+ * race with T2's w(x) (ids 18-21) is found; T1's and T2's w(y) (19-24) are
+ * no race — T2's section would have to run before T1's, before its w(x),
+ * which T1's read must not see (M2's erratum 2: a read of an initial value
+ * before every write of its bytes). */
+static void test_initial_value_read_after_cut(void **state)
+{
+    static const char *dets[] = { "syncp", "osr", "m2" };
+    rp_event ev[32];
+    (void)state;
+    for (unsigned d = 0; d < 3; d++) {
+        uint32_t i = 0;
+        ev[i] = event_at(i, RP_EV_FORK, 0, 1, 0), i++;
+        ev[i] = event_at(i, RP_EV_WRITE, 0, 0x300, 1), i++;
+        ev[i] = event_at(i, RP_EV_FORK, 0, 2, 0), i++;
+        i = filler(ev, i, 13);
+        ev[i] = event_at(i, RP_EV_ACQUIRE, 1, 1, 0), i++;
+        ev[i] = event_at(i, RP_EV_READ, 1, 0x300, 1), i++;
+        ev[i] = event_at(i, RP_EV_WRITE, 1, 0x400, 1), i++;
+        ev[i] = event_at(i, RP_EV_RELEASE, 1, 1, 0), i++;
+        ev[i] = event_at(i, RP_EV_WRITE, 2, 0x300, 1), i++;
+        ev[i] = event_at(i, RP_EV_ACQUIRE, 2, 1, 0), i++;
+        ev[i] = event_at(i, RP_EV_RELEASE, 2, 1, 0), i++;
+        ev[i] = event_at(i, RP_EV_WRITE, 2, 0x400, 1), i++;
+        race_log whole = { 0 }, seg = { 0 };
+        uint64_t unchecked;
+        offline_set_max_events(RP_OFFLINE_MAX_EVENTS_LIMIT);
+        harness_run(dets[d], true, ev, i, &whole);
+        run_small(dets[d], ev, i, &seg, &unchecked);
+        assert_true(reported(&whole, 18, 21) && reported(&seg, 18, 21));
+        assert_false(reported(&whole, 19, 24) || reported(&seg, 19, 24));
+        assert_true(unchecked > 0);         /* T0's w(x) with T1's r(x) */
+        free(whole.races);
+        free(seg.races);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_found_through_overlap),
         cmocka_unit_test(test_too_far_counted),
         cmocka_unit_test(test_lock_held_across_cut),
+        cmocka_unit_test(test_initial_value_read_after_cut),
         cmocka_unit_test(test_syncp_random),
         cmocka_unit_test(test_osr_random),
         cmocka_unit_test(test_m2_random),
