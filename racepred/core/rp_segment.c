@@ -444,7 +444,7 @@ static void cut(rp_offline_log *log)
     }
     analyse_new(log);
     rp_segments *s = log->seg;
-    uint32_t hi = keep_from(log, log->max / 2), lo = hi / 2;
+    uint32_t hi = keep_from(log, log->max / 2), lo = hi / RP_CUT_MIN_SHARE;
     rp_u64map locks;
     u64map_init(&locks);
     uint32_t c = choose_cut(log->ev, lo, hi, &locks);

@@ -23,8 +23,11 @@
  *     events of the segment (the rest precede c); sends before c precede
  *     every recv of the segment;
  *   - locks: c is chosen, among the positions that keep at least the
- *     overlap and discard at least half of what they could, as the latest
- *     at which no thread holds a lock.  Where every such position is inside
+ *     overlap and discard at least 1/RP_CUT_MIN_SHARE of what they could
+ *     (so a cut makes progress: an event is analysed at most some 16
+ *     times, twice when cuts fall at the overlap), as the latest at which
+ *     no thread holds a lock (on pigz, a share of 1/2 left half the cuts
+ *     inside a critical section, 1/8 none).  Where every such position is inside
  *     a critical section, c is the latest one and each lock held there is
  *     *pinned*: the segment starts with a synthetic acquire of it by each
  *     holder followed by a synthetic send on the pin object (the lock
@@ -67,6 +70,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/* A cut discards at least this share of what it may discard. */
+#define RP_CUT_MIN_SHARE 8u
 
 /* The pin object of a lock: its synthetic send and recv use it. */
 #define RP_PIN_OBJ(lock) ((lock) ^ 0x8000000000000000ull)
