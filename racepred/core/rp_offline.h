@@ -71,9 +71,8 @@ void offline_log_append(rp_offline_log *log, const rp_event *e);
  * "NAME: ... N candidate pairs unchecked ...". */
 void offline_log_finish(rp_offline_log *log, const char *name);
 void offline_log_free(rp_offline_log *log);
-/* Candidate pairs no segment held so far (0 if never cut). */
-uint64_t offline_log_unchecked(const rp_offline_log *log);
-/* The same summed over every log this process finished. */
+/* Candidate pairs no segment held, summed over every log this process
+ * finished (the summary lines' counts). */
 uint64_t offline_unchecked_total(void);
 
 /* Called with each log (and its `from`) just before an analysis, or NULL:

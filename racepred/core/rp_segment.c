@@ -479,11 +479,6 @@ void offline_log_append(rp_offline_log *log, const rp_event *e)
     log->real++;
 }
 
-uint64_t offline_log_unchecked(const rp_offline_log *log)
-{
-    return log->seg != NULL ? log->seg->unchecked : 0;
-}
-
 static void print_summary(const rp_offline_log *log, const char *name)
 {
     const rp_segments *s = log->seg;
