@@ -368,7 +368,7 @@ static void count_unchecked(rp_segments *s, const rp_event *ev, uint32_t n, uint
     for (uint32_t i = 0; i < n && s->granules.count != 0; i++) {
         if (ev[i].kind == RP_EV_FORGET)
             forget_range(s, ev[i].obj, ev[i].size);
-        else if (i >= from && rp_event_is_access(&ev[i]))
+        else if (i >= from && rp_event_is_access(&ev[i]) && ev[i].size != 0)
             s->unchecked += count_conflicts(s, &ev[i]);
     }
 }
