@@ -56,8 +56,11 @@ static Long clo_cs_sections = RP_CS_SECTIONS_DEFAULT;
 static Long clo_cs_bytes = RP_CS_BYTES_DEFAULT;
 static rp_cs_limits cs_limits;
 /* --offline-events, --offline-spill (MiB): the event log of syncp, m2 and
- * osr in memory and in its spill file (core/rp_segment.h). */
-static Long clo_offline_events = RP_OFFLINE_MAX_EVENTS;
+ * osr in memory and in its spill file (core/rp_segment.h).  2^20 events:
+ * about 365 MB at an analysis's peak, against 1.3 GB for 2^22, at the same
+ * speed (docs/performance.md). */
+#define RP_TOOL_OFFLINE_EVENTS (1u << 20)
+static Long clo_offline_events = RP_TOOL_OFFLINE_EVENTS;
 static Long clo_offline_spill_mb = (Long)(RP_SPILL_MAX_BYTES >> 20);
 
 /* One line naming every detector, for --help and for a bad --detector. */
@@ -158,7 +161,7 @@ static void print_usage(void)
 "                              older half leaves memory [%u]\n"
 "    --offline-spill=N         MiB of the temporary file the events that leave\n"
 "                              memory go to, 0 for none [%llu]\n",
-        RP_OFFLINE_MIN_EVENTS, RP_OFFLINE_MAX_EVENTS_LIMIT, RP_OFFLINE_MAX_EVENTS,
+        RP_OFFLINE_MIN_EVENTS, RP_OFFLINE_MAX_EVENTS_LIMIT, RP_TOOL_OFFLINE_EVENTS,
         (ULong)(RP_SPILL_MAX_BYTES >> 20));
     VG_(printf)(
 "    --max-memory=N            MiB of shadow memory after which race detection\n"

@@ -654,7 +654,7 @@ fi
 # Race-free programs stay silent under every detector's confirmed output.
 # The offline detectors (their --help line says "offline": they keep a log
 # of the events) run with --offline-events=4096: with the default bound
-# (2^22 events) they analyse these runs whole, which takes minutes and
+# (2^20 events) they analyse these runs nearly whole, which takes minutes and
 # gigabytes; bounded, a second or two each (docs/performance.md).
 help_lines=$(valgrind --tool=racepred --help 2>/dev/null | sed -n '/--detector=/,/--show-unconfirmed/p')
 detectors=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
