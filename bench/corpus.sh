@@ -7,7 +7,8 @@
 #                   [--detectors=LIST | --every-detector] [--memcached=PATH]
 #
 # --detectors=hb,wcp,... adds one racepred run per detector (--detector=D,
-# shown as tool racepred:D) to --tools; --every-detector is
+# shown as tool racepred:D) to --tools (the offline syncp, osr and m2 too:
+# their log is bounded by --offline-events); --every-detector is
 # --tools=racepred --detectors=hb,shb,lockset,wcp,dc,wdc,sdp,wdp and, unless
 # --only says otherwise, only the small programs (pigz zstd sqlite3).
 # --memcached=PATH runs that memcached binary instead of Debian's (a build
@@ -61,8 +62,8 @@ done
 [ -n "$only" ] || only="pigz pbzip2 xz zstd sqlite3 sort memcached redis"
 for d in $detectors; do
     case $d in
-    hb|shb|lockset|wcp|dc|wdc|sdp|wdp) tools="$tools racepred:$d" ;;
-    *) echo "corpus: '$d' is not an online detector (hb shb lockset wcp dc wdc sdp wdp)" >&2; exit 2 ;;
+    hb|shb|lockset|wcp|dc|wdc|sdp|wdp|syncp|osr|m2) tools="$tools racepred:$d" ;;
+    *) echo "corpus: unknown detector '$d' (hb shb lockset wcp dc wdc sdp wdp syncp osr m2)" >&2; exit 2 ;;
     esac
 done
 [ -n "$tools" ] || usage
