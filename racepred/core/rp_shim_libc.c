@@ -76,13 +76,18 @@ int rp_strcmp(const char *a, const char *b)
     return strcmp(a, b);
 }
 
+/* mkstemp's template ends in six 'X' that it replaces with a unique name. */
+#define TEMPLATE_UNIQUE 6
+
 int rp_temp_file_create(char *path, size_t cap)
 {
     const char *dir = getenv("TMPDIR");
-    int len = snprintf(path, cap, "%s/racepred-spill-XXXXXX",
+    int len = snprintf(path, cap, "%s/racepred-spill-",
                        dir != NULL && dir[0] != '\0' ? dir : "/tmp");
-    if (len < 0 || (size_t)len >= cap)
+    if (len < 0 || (size_t)len + TEMPLATE_UNIQUE >= cap)
         return -1;
+    memset(path + len, 'X', TEMPLATE_UNIQUE);
+    path[len + TEMPLATE_UNIQUE] = '\0';
     return mkstemp(path);
 }
 
