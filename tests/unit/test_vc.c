@@ -115,6 +115,31 @@ static void test_epochs(void **state)
     vc_free(&w);
 }
 
+/* Freed clock arrays are reused (rp_vc.c's pool): a clock built from
+ * reused arrays must read 0 wherever it was not set, whatever the freed
+ * clocks held, at every capacity the pool keeps and past it. */
+static void test_reused_arrays_read_zero(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    rp_vc v[N];
+    for (int round = 0; round < 3; round++) {
+        for (uint32_t i = 0; i < N; i++) {
+            vc_init(&v[i]);
+            uint32_t top = (i * 37u + (uint32_t)round * 11u) % 700u;
+            assert_int_equal(vc_get(&v[i], top), 0);
+            assert_int_equal(vc_get(&v[i], top / 2), 0);
+            vc_set(&v[i], top, 0xdeadbeefu);
+            vc_set(&v[i], top / 2, 0xfeedu);
+            for (uint32_t t = 0; t < top; t++)
+                if (t != top / 2)
+                    assert_int_equal(vc_get(&v[i], t), 0);
+        }
+        for (uint32_t i = 0; i < N; i++)
+            vc_free(&v[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_leq),
         cmocka_unit_test(test_copy_and_clear),
         cmocka_unit_test(test_epochs),
+        cmocka_unit_test(test_reused_arrays_read_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
