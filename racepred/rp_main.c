@@ -201,11 +201,12 @@ static ULong address_space_limit(void)
 static void post_clo_init(void)
 {
     rp_detector_env env;
+    ULong as_limit = address_space_limit();
 
     /* --max-memory's default: half of the address-space limit. */
     rp_tool_max_memory = clo_max_memory_mb >= 0 ? (ULong)clo_max_memory_mb << 20
-                                                : address_space_limit() / 2;
-    rp_reserve_init(address_space_limit());
+                                                : as_limit / 2;
+    rp_reserve_init(as_limit);
     VG_(memset)(&env, 0, sizeof env);
     env.report = rp_errors_report;
     env.report_ctx = NULL;
