@@ -231,6 +231,7 @@ const rp_detector_ops rp_det_dc = {
                "release-release rule + program order; unsound without vindication",
     .needs_branches = false,
     .repeat_safe = true,
+    .covers_hb = true,
     .predictive = true,
     .create = dc_create,
     .destroy = dc_destroy,

@@ -288,6 +288,7 @@ const rp_detector_ops rp_det_wcp = {
                "linear time",
     .needs_branches = false,
     .repeat_safe = true,
+    .covers_hb = true,
     .predictive = true,
     .create = wcp_create,
     .destroy = wcp_destroy,

@@ -24,6 +24,7 @@ const rp_detector_ops rp_det_wdc = {
                "rule; unsound without vindication",
     .needs_branches = false,
     .repeat_safe = true,
+    .covers_hb = true,
     .predictive = true,
     .create = wdc_create,
     .destroy = dc_destroy,

@@ -81,6 +81,12 @@ typedef struct rp_detector_ops {
                              * thread's clocks (which only its non-access
                              * events move), the bytes and the access kind:
                              * the engine may drop repeats (rp_repeats.h) */
+    bool covers_hb;         /* in location mode it reports every race hb
+                             * reports, observed (its order is contained
+                             * in HB, it evicts by that order alone and
+                             * filters no pair, and observed says HB-
+                             * unordered): with merged reports the engine
+                             * runs it instead of hb beside it (rp_engine.h) */
 
     void *(*create)(const rp_detector_env *env);
     void (*destroy)(void *self);

@@ -37,6 +37,10 @@ struct rp_engine_reports {
 struct rp_engine_source {
     struct rp_engine_reports *reports;
     uint32_t bit;               /* 1 << the detector's registry index */
+    /* When it stands in for hb (covers_hb): its observed races are hb's
+     * too, reported under hb's name as hb would have reported them. */
+    uint32_t observed_bit;
+    const char *observed_name;
 };
 
 /* Observed beats confirmed beats neither (the report's status). */
@@ -70,10 +74,16 @@ static void collect(void *ctx, const rp_race *race)
 {
     struct rp_engine_source *src = ctx;
     struct rp_engine_reports *r = src->reports;
+    rp_race copy = *race;
+    uint32_t found_by = src->bit;
+    copy.witness = NULL;
+    if (race->observed && src->observed_bit != 0) {
+        copy.detector = src->observed_name;
+        found_by |= src->observed_bit;
+    }
     if (!r->merge) {
-        rp_race copy = *race;
         try_confirm(r, &copy);
-        forward(r, &copy, src->bit);
+        forward(r, &copy, found_by);
         return;
     }
     if (r->n_pending == r->cap_pending) {
@@ -81,9 +91,8 @@ static void collect(void *ctx, const rp_race *race)
         r->pending = rp_realloc("rp.engine.pending", r->pending,
                                 r->cap_pending * sizeof *r->pending);
     }
-    r->pending[r->n_pending].race = *race;
-    r->pending[r->n_pending].race.witness = NULL;
-    r->pending[r->n_pending].found_by = src->bit;
+    r->pending[r->n_pending].race = copy;
+    r->pending[r->n_pending].found_by = found_by;
     r->n_pending++;
 }
 
@@ -136,7 +145,8 @@ struct rp_engine_detector {
     void *self;
     rp_event_fn on_event[RP_EV_KIND_COUNT];
     rp_detector_env env;            /* what the detector sees */
-    struct rp_engine_source source;
+    struct rp_engine_source *source; /* its own allocation: detectors keep
+                                      * the pointer, the array may move */
 };
 
 static void ignore_event(void *self, const rp_event *e)
@@ -251,6 +261,20 @@ static uint32_t registry_bit(const rp_detector_ops *ops)
     return 0;
 }
 
+/* With one detector, no window and no reports to merge at the end of
+ * each event, events go straight to it. */
+static void set_single(rp_engine *eng)
+{
+    eng->single = eng->n_detectors == 1 && eng->window == NULL && !eng->reports->merge;
+    if (!eng->single)
+        return;
+    eng->single_self = eng->detectors[0].self;
+    for (unsigned k = 0; k < RP_EV_KIND_COUNT; k++) {
+        rp_event_fn fn = eng->detectors[0].on_event[k];
+        eng->single_fn[k] = fn != NULL ? fn : ignore_event;
+    }
+}
+
 rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
                             char **bad_name)
 {
@@ -273,11 +297,12 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
         r->window = eng->window = rp_window_create(env->window);
     for (unsigned i = 0; i < n; i++) {
         rp_engine_detector *d = &eng->detectors[i];
-        d->source.reports = r;
-        d->source.bit = registry_bit(found[i]);
+        d->source = rp_calloc("rp.engine.source", 1, sizeof *d->source);
+        d->source->reports = r;
+        d->source->bit = registry_bit(found[i]);
         d->env = *env;
         d->env.report = collect;
-        d->env.report_ctx = &d->source;
+        d->env.report_ctx = d->source;
         setup_detector(d, found[i]);
         eng->needs_branches |= found[i]->needs_branches;
     }
@@ -286,21 +311,54 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
         repeat_safe &= found[i]->repeat_safe;
     if (repeat_safe)
         eng->repeats = repeats_create();
-    eng->single = n == 1 && eng->window == NULL;
-    if (eng->single) {
-        eng->single_self = eng->detectors[0].self;
-        for (unsigned k = 0; k < RP_EV_KIND_COUNT; k++) {
-            rp_event_fn fn = eng->detectors[0].on_event[k];
-            eng->single_fn[k] = fn != NULL ? fn : ignore_event;
-        }
-    }
+    set_single(eng);
     rp_free(found);
     return eng;
+}
+
+/* A detector that covers hb, or NULL. */
+static rp_engine_detector *covering_hb(rp_engine *eng)
+{
+    for (unsigned i = 0; i < eng->n_detectors; i++)
+        if (eng->detectors[i].ops->covers_hb)
+            return &eng->detectors[i];
+    return NULL;
+}
+
+/* With merged reports hb adds nothing a covering detector does not report
+ * (rp_detector_ops.covers_hb): its cells are a subset of the covering
+ * detector's — whatever an access evicts under the smaller order it
+ * evicts under HB — so every partner hb finds, the covering detector finds
+ * and calls observed.  hb goes, and the covering detector's observed
+ * races name hb too: the default hb,wcp then keeps one shadow, one cell
+ * set and one race check per access instead of two.  Its observed races
+ * that hb itself would not have paired (hb evicted that partner for a
+ * later one) are HB races all the same. */
+static void drop_covered_hb(rp_engine *eng)
+{
+    const rp_detector_ops *hb = rp_detector_find("hb");
+    rp_engine_detector *cover = covering_hb(eng);
+    if (hb == NULL || cover == NULL || cover->env.all_pairs)
+        return;
+    for (unsigned i = 0; i < eng->n_detectors; i++) {
+        if (eng->detectors[i].ops != hb)
+            continue;
+        hb->destroy(eng->detectors[i].self);
+        rp_free(eng->detectors[i].source);
+        for (unsigned j = i; j + 1 < eng->n_detectors; j++)
+            eng->detectors[j] = eng->detectors[j + 1];
+        eng->n_detectors--;
+        covering_hb(eng)->source->observed_bit = registry_bit(hb);
+        covering_hb(eng)->source->observed_name = hb->name;
+        return;
+    }
 }
 
 void rp_engine_merge_reports(rp_engine *eng)
 {
     eng->reports->merge = eng->n_detectors > 1;
+    if (eng->reports->merge)
+        drop_covered_hb(eng);
 }
 
 uint32_t rp_engine_found_by(const rp_engine *eng)
@@ -312,8 +370,10 @@ void rp_engine_destroy(rp_engine *eng)
 {
     if (eng == NULL)
         return;
-    for (unsigned i = 0; i < eng->n_detectors; i++)
+    for (unsigned i = 0; i < eng->n_detectors; i++) {
         eng->detectors[i].ops->destroy(eng->detectors[i].self);
+        rp_free(eng->detectors[i].source);
+    }
     rp_free(eng->detectors);
     rp_window_destroy(eng->window);
     repeats_destroy(eng->repeats);

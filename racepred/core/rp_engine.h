@@ -109,7 +109,10 @@ uint64_t rp_engine_repeats_dropped(const rp_engine *eng);
 struct rp_window *rp_engine_window(const rp_engine *eng);
 
 /* One report per code-location pair and event across the detectors (see
- * above); call before the first event. */
+ * above); call before the first event.  In location mode hb then does not
+ * run beside a detector that covers it (rp_detector_ops.covers_hb: wcp,
+ * dc, wdc): that detector's observed races are reported as found by hb
+ * too, and each access is checked once instead of twice. */
 void rp_engine_merge_reports(rp_engine *eng);
 
 /* During the report function: the detectors that reported this race's
