@@ -32,8 +32,8 @@ Bool rp_atomics_holds(Addr addr)
     return w != NULL && ((w->bytes >> (addr & 7)) & 1);
 }
 
-/* Marks bytes [first, last] of one word. */
-static void mark_word(UWord word, UInt first, UInt last)
+/* Marks bytes [first, last] of one word; True if one was not marked. */
+static Bool mark_word(UWord word, UInt first, UInt last)
 {
     UChar bytes = (UChar)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
     rp_atomic_word *w = VG_(HT_lookup)(words, word);
@@ -45,21 +45,26 @@ static void mark_word(UWord word, UInt first, UInt last)
         VG_(HT_add_node)(words, w);
         filter_set(word);
     }
+    if ((w->bytes | bytes) == w->bytes)
+        return False;
     w->bytes |= bytes;
+    return True;
 }
 
-void rp_atomics_mark(Addr addr, UWord size)
+Bool rp_atomics_mark(Addr addr, UWord size)
 {
     Addr last = addr + (size == 0 ? 0 : size - 1);
     UWord word;
+    Bool fresh = False;
 
     if (words == NULL)
         words = VG_(HT_construct)("rp.atomics.words");
     /* The same variable is hit again and again (a spin loop, a counter):
      * a lookup, no allocation, after the first time. */
     for (word = addr >> 3; word <= last >> 3; word++)
-        mark_word(word, word == addr >> 3 ? (UInt)(addr & 7) : 0,
-                  word == last >> 3 ? (UInt)(last & 7) : 7);
+        fresh |= mark_word(word, word == addr >> 3 ? (UInt)(addr & 7) : 0,
+                           word == last >> 3 ? (UInt)(last & 7) : 7);
+    return fresh;
 }
 
 /* Unmarks the word's bytes in [addr, addr + size); drops an empty word. */

@@ -56,8 +56,10 @@ static inline Addr rp_atomics_object(Addr addr)
  * only when rp_atomics_may_hold said yes). */
 Bool rp_atomics_holds(Addr addr);
 
-/* An atomic RMW of `size` bytes at `addr` happened. */
-void rp_atomics_mark(Addr addr, UWord size);
+/* An atomic RMW of `size` bytes at `addr` happened; True when it marked
+ * a byte that was not marked (the caller then makes the words' plain
+ * accesses no repeats: rp_instrument.c checks for repeats first). */
+Bool rp_atomics_mark(Addr addr, UWord size);
 
 /* [addr, addr + size) is fresh memory: its bytes are ordinary again. */
 void rp_atomics_forget(Addr addr, SizeT size);

@@ -71,24 +71,39 @@ static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
                      addr, (uint32_t)size, site | rp_site_current_tag);
 }
 
-/* The common case costs a load of the ignore word, a load of one filter
- * byte and a bit test. */
-static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
+/* The common case, a repeat (rp_repeats.h), costs the filter's test and
+ * nothing else: a repeat's first instance was passed on, so its thread
+ * did not ignore it and its address was no synchronisation variable then
+ * (an RMW that makes it one clears the filter there: on_atomic). */
+static inline __attribute__((always_inline))
+void on_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
-    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
-        on_access_slow(False, addr, size, site);
+    rp_engine *eng = rp_tool_engine;
+    UInt ignored = is_write ? RP_IGNORE_WRITES : RP_IGNORE_READS;
+
+    if (LIKELY(eng != NULL && eng->repeats != NULL)
+        && repeats_is_repeat(eng->repeats, rp_threads_current, addr, (uint32_t)size,
+                             is_write)) {
+        if (is_write && eng->window != NULL && !(rp_threads_current_ignores & ignored))
+            rp_tool_window_write(rp_threads_current, addr, size, site | rp_site_current_tag);
         return;
     }
-    rp_tool_access(False, rp_threads_current, addr, size, site | rp_site_current_tag);
+    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
+        on_access_slow(is_write, addr, size, site);
+        return;
+    }
+    rp_tool_emit(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
+                 (uint32_t)size, site | rp_site_current_tag);
+}
+
+static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
+{
+    on_access(False, addr, size, site);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 {
-    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
-        on_access_slow(True, addr, size, site);
-        return;
-    }
-    rp_tool_access(True, rp_threads_current, addr, size, site | rp_site_current_tag);
+    on_access(True, addr, size, site);
 }
 
 Bool rp_instrument_floor = False;
@@ -126,7 +141,10 @@ static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
 {
     Addr obj = rp_atomics_object(addr);
 
-    rp_atomics_mark(addr, size);
+    if (rp_atomics_mark(addr, size) && rp_tool_engine != NULL
+        && rp_tool_engine->repeats != NULL)
+        repeats_forget(rp_tool_engine->repeats, addr & ~(Addr)7,
+                       ((addr + size + 7) & ~(Addr)7) - (addr & ~(Addr)7));
     rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, obj, 0, site);
     rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, obj, 0, site);
 }

@@ -46,19 +46,10 @@ static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
         rp_record_event(&e);
 }
 
-/* A plain read or write from the instrumentation's hot path: a repeat the
- * engine drops (rp_repeats.h) costs no event and no call; with a witness
- * window a repeated write still goes to the engine, which keeps it there. */
-static inline __attribute__((always_inline))
-void rp_tool_access(Bool is_write, rp_tid_t tid, Addr addr, UWord size, Addr site)
-{
-    rp_engine *eng = rp_tool_engine;
-
-    if (eng != NULL && eng->repeats != NULL && (!is_write || eng->window == NULL)
-        && repeats_is_repeat(eng->repeats, tid, addr, (uint32_t)size, is_write))
-        return;
-    rp_tool_emit(is_write ? RP_EV_WRITE : RP_EV_READ, tid, addr, (uint32_t)size, site);
-}
+/* A write the engine's filter dropped as a repeat, from the hot path
+ * (rp_instrument.c): the witness window may still need it (rp_main.c).
+ * --record-trace records it when the window keeps it. */
+void rp_tool_window_write(rp_tid_t tid, Addr addr, UWord size, Addr site);
 
 /* Registers the client-request handler (rp_clientreq.c). */
 void rp_clientreq_init(void);

@@ -93,6 +93,11 @@ static void note_access(rp_repeats *r, const rp_event *e)
     }
 }
 
+void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size)
+{
+    shadow_clear_range(&r->shadow, addr, size, clear_slot, NULL);
+}
+
 void repeats_note(rp_repeats *r, const rp_event *e)
 {
     switch (e->kind) {
@@ -103,7 +108,7 @@ void repeats_note(rp_repeats *r, const rp_event *e)
     case RP_EV_FORGET:
         /* Fresh memory: the detectors drop what they knew of it, so an
          * access of it is new whatever the stamp says. */
-        shadow_clear_range(&r->shadow, e->obj, e->size, clear_slot, NULL);
+        repeats_forget(r, e->obj, e->size);
         break;
     case RP_EV_FORK:
     case RP_EV_JOIN:

@@ -109,4 +109,8 @@ static inline bool repeats_is_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr,
  * new span of its thread (and of the other thread of a fork or join). */
 void repeats_note(rp_repeats *r, const rp_event *e);
 
+/* No access of [addr, addr + size) is a repeat until it is passed on
+ * again (as for a forget, but the detectors see nothing). */
+void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size);
+
 #endif
