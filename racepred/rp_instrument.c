@@ -79,13 +79,13 @@ static inline __attribute__((always_inline))
 void on_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
     rp_engine *eng = rp_tool_engine;
-    UInt ignored = is_write ? RP_IGNORE_WRITES : RP_IGNORE_READS;
+    rp_repeat_slot *repeat;
 
     if (LIKELY(eng != NULL && eng->repeats != NULL)
-        && repeats_is_repeat(eng->repeats, rp_threads_current, addr, (uint32_t)size,
-                             is_write)) {
-        if (is_write && eng->window != NULL && !(rp_threads_current_ignores & ignored))
-            rp_tool_window_write(rp_threads_current, addr, size, site | rp_site_current_tag);
+        && (repeat = repeats_repeat_slot(eng->repeats, rp_threads_current, addr,
+                                         (uint32_t)size, is_write)) != NULL) {
+        if (is_write && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
+            rp_engine_dropped_write(eng, rp_threads_current, repeat, addr);
         return;
     }
     if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {

@@ -256,20 +256,6 @@ void rp_tool_stop_detection(void)
     finish_detection();
 }
 
-void rp_tool_window_write(rp_tid_t tid, Addr addr, UWord size, Addr site)
-{
-    rp_event e = { .obj = addr, .site = site, .tid = tid, .size = (uint32_t)size,
-                   .kind = RP_EV_WRITE };
-
-    if (UNLIKELY(rp_tool_stop_requested)) {
-        rp_tool_stop_detection();
-        return;
-    }
-    rp_engine_window_only(rp_tool_engine, &e);
-    if (rp_record_enabled && e.id != 0)
-        rp_record_event(&e);
-}
-
 static void fini(Int exitcode)
 {
     (void)exitcode;

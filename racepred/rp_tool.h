@@ -46,11 +46,6 @@ static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
         rp_record_event(&e);
 }
 
-/* A write the engine's filter dropped as a repeat, from the hot path
- * (rp_instrument.c): the witness window may still need it (rp_main.c).
- * --record-trace records it when the window keeps it. */
-void rp_tool_window_write(rp_tid_t tid, Addr addr, UWord size, Addr site);
-
 /* Registers the client-request handler (rp_clientreq.c). */
 void rp_clientreq_init(void);
 

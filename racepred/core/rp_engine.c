@@ -400,14 +400,32 @@ void rp_engine_dispatch(rp_engine *eng, rp_event *e)
     flush(eng->reports);
 }
 
-void rp_engine_window_only(rp_engine *eng, rp_event *e)
+static void append_rewrite(void *ctx, rp_tid_t tid, uint64_t addr, uint32_t size)
 {
-    e->id = ++eng->n_events;
-    rp_window_append(eng->window, e);
+    rp_engine *eng = ctx;
+    rp_event e = { .id = ++eng->n_events, .obj = addr, .tid = tid, .size = size,
+                   .kind = RP_EV_WRITE };
+    rp_window_append(eng->window, &e);
+}
+
+void rp_engine_flush_rewrites(rp_engine *eng)
+{
+    repeats_flush_rewrites(eng->repeats, append_rewrite, eng);
+}
+
+void rp_engine_list_rewrite(rp_engine *eng, rp_tid_t tid, rp_repeat_slot *s, uint64_t addr)
+{
+    if (eng->repeats->n_rewritten != 0 && eng->repeats->rewriter != tid)
+        rp_engine_flush_rewrites(eng);
+    if (repeats_list_rewrite(eng->repeats, tid, s, addr))
+        rp_engine_flush_rewrites(eng);
 }
 
 void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid)
 {
+    if (eng->repeats != NULL && eng->repeats->n_rewritten != 0
+        && eng->repeats->rewriter == tid)
+        rp_engine_flush_rewrites(eng);
     for (unsigned i = 0; i < eng->n_detectors; i++)
         if (eng->detectors[i].ops->thread_end != NULL)
             eng->detectors[i].ops->thread_end(eng->detectors[i].self, tid);

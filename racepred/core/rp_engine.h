@@ -64,21 +64,38 @@ bool rp_engine_needs_branches(const rp_engine *eng);
 /* Dispatches e (id already assigned) to several detectors. */
 void rp_engine_dispatch(rp_engine *eng, rp_event *e);
 
-/* A dropped repeat that the window still needs (a write). */
-void rp_engine_window_only(rp_engine *eng, rp_event *e);
+/* The filter's rewritten granules become window records (rp_repeats.h). */
+void rp_engine_flush_rewrites(rp_engine *eng);
+
+/* Lists a rewritten granule (rp_repeats.h), flushing the list before if
+ * it is another thread's and after if it is full. */
+void rp_engine_list_rewrite(rp_engine *eng, rp_tid_t tid, rp_repeat_slot *s, uint64_t addr);
+
+/* A write the filter dropped as a repeat; s is its slot.  With a window
+ * its granule is listed as rewritten, once until the next flush. */
+static inline void rp_engine_dropped_write(rp_engine *eng, rp_tid_t tid, rp_repeat_slot *s,
+                                           uint64_t addr)
+{
+    if (eng->window != NULL && (s->stamp & RP_REPEATS_REWRITTEN) == 0)
+        rp_engine_list_rewrite(eng, tid, s, addr);
+}
 
 /* Assigns e->id (next position) and dispatches, unless e is a repeated
- * access the filter drops (then it gets no id unless the window needs it). */
+ * access the filter drops (then it gets no id). */
 static inline void rp_engine_event(rp_engine *eng, rp_event *e)
 {
     if (eng->repeats != NULL) {
-        if (e->kind <= RP_EV_WRITE
-            && repeats_is_repeat(eng->repeats, e->tid, e->obj, e->size,
-                                 e->kind == RP_EV_WRITE)) {
-            if (e->kind == RP_EV_WRITE && eng->window != NULL)
-                rp_engine_window_only(eng, e);
-            return;
+        if (e->kind <= RP_EV_WRITE) {
+            rp_repeat_slot *s = repeats_repeat_slot(eng->repeats, e->tid, e->obj, e->size,
+                                                    e->kind == RP_EV_WRITE);
+            if (s != NULL) {
+                if (e->kind == RP_EV_WRITE)
+                    rp_engine_dropped_write(eng, e->tid, s, e->obj);
+                return;
+            }
         }
+        if (repeats_flush_due(eng->repeats, e))
+            rp_engine_flush_rewrites(eng);
         repeats_note(eng->repeats, e);
     }
     e->id = ++eng->n_events;

@@ -17,6 +17,7 @@ void repeats_destroy(rp_repeats *r)
         return;
     shadow_fini(&r->shadow);
     rp_free(r->stamp);
+    rp_free(r->rewritten);
     rp_free(r);
 }
 
@@ -34,7 +35,7 @@ static void clear_slot(void *ctx, uint64_t granule, void *slot, uint8_t mask)
  * fresh stamp at its next access. */
 static uint16_t next_stamp(rp_repeats *r)
 {
-    if (r->last_stamp == UINT16_MAX) {
+    if (r->last_stamp == RP_REPEATS_REWRITTEN - 1) {
         shadow_fini(&r->shadow);
         shadow_init(&r->shadow, sizeof(rp_repeat_slot));
         shadow_set_release(&r->shadow, NULL, NULL);
@@ -81,7 +82,7 @@ static void note_access(rp_repeats *r, const rp_event *e)
     for (;; granule++) {
         rp_repeat_slot *s = shadow_slot(&r->shadow, granule);
         uint8_t mask = shadow_granule_mask(granule, addr, size);
-        if (s->stamp != stamp) {
+        if ((s->stamp & ~RP_REPEATS_REWRITTEN) != stamp) {
             s->stamp = stamp;
             s->any = s->written = 0;
         }
@@ -91,6 +92,53 @@ static void note_access(rp_repeats *r, const rp_event *e)
         if (granule == last)
             return;
     }
+}
+
+bool repeats_list_rewrite(rp_repeats *r, rp_tid_t tid, rp_repeat_slot *s, uint64_t addr)
+{
+    rp_assert(r->n_rewritten == 0 || r->rewriter == tid);
+    s->stamp |= RP_REPEATS_REWRITTEN;
+    if (r->n_rewritten == r->cap_rewritten) {
+        r->cap_rewritten = r->cap_rewritten == 0 ? 256 : 2 * r->cap_rewritten;
+        r->rewritten = rp_realloc("rp.repeats.rewritten", r->rewritten,
+                                  r->cap_rewritten * sizeof *r->rewritten);
+    }
+    r->rewriter = tid;
+    r->rewritten[r->n_rewritten++] = addr >> RP_SHADOW_GRANULE_BITS;
+    return r->n_rewritten >= RP_REPEATS_MAX_REWRITTEN;
+}
+
+/* One record per run of set bits in `bytes`. */
+static void flush_granule(rp_repeats *r, uint64_t granule, uint8_t bytes, rp_rewrite_fn fn,
+                          void *ctx)
+{
+    uint32_t b = 0;
+    while (b < RP_SHADOW_GRANULE_SIZE) {
+        if ((bytes >> b & 1) == 0) {
+            b++;
+            continue;
+        }
+        uint32_t first = b;
+        while (b < RP_SHADOW_GRANULE_SIZE && (bytes >> b & 1) != 0)
+            b++;
+        fn(ctx, r->rewriter, (granule << RP_SHADOW_GRANULE_BITS) + first, b - first);
+        r->rewrites_flushed++;
+    }
+}
+
+void repeats_flush_rewrites(rp_repeats *r, rp_rewrite_fn fn, void *ctx)
+{
+    uint16_t marked = (uint16_t)(r->stamp[r->rewriter] | RP_REPEATS_REWRITTEN);
+    for (uint32_t i = 0; i < r->n_rewritten; i++) {
+        rp_repeat_slot *s = shadow_find(&r->shadow, r->rewritten[i]);
+        /* Cleared since (a wrap of the stamps empties the filter): the
+         * bytes are no repeats any more, nothing stands for them. */
+        if (s == NULL || s->stamp != marked)
+            continue;
+        s->stamp &= (uint16_t)~RP_REPEATS_REWRITTEN;
+        flush_granule(r, r->rewritten[i], s->written, fn, ctx);
+    }
+    r->n_rewritten = 0;
 }
 
 void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size)

@@ -6,8 +6,10 @@
  * (observed = false) and that the detector itself cannot confirm.  Every
  * event is then appended to a ring of the last `capacity` events, 24 bytes
  * each (object, site and kind, thread, size; the id is implicit), except
- * the repeated reads the engine drops (rp_repeats.h says why a witness
- * does not need them; repeated writes are kept).  With only
+ * the repeated accesses the engine drops: a witness does not need the
+ * reads, and the writes are summed up as one record per rewritten granule,
+ * appended before another thread's event (rp_repeats.h says why both are
+ * sound; tests/unit/test_window_filtered.c checks it).  With only
  * non-predictive detectors (hb alone) there is no window and no per-event
  * cost.
  *

@@ -9,7 +9,7 @@
  *
  * The pipe only fixes the order (racepred, like Helgrind, does not treat
  * it as synchronisation).  With an argument N, thread 2 first does N
- * private writes (events between the two accesses, for --window tests). */
+ * private writes, no repeats (events between the accesses, for --window). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +33,13 @@ static void *first_thread(void *arg)
 
 static void *second_thread(void *arg)
 {
-    static volatile int scratch[64];
+    static volatile int scratch[1 << 16];
     char c;
     long i;
 
     read(order[0], &c, 1);
     for (i = 0; i < padding; i++)
-        scratch[i % 64] = (int)i;
+        scratch[i % (1 << 16)] = (int)i;
     pthread_mutex_lock(&m);
     second_owner = 2;
     pthread_mutex_unlock(&m);
