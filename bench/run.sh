@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/run.sh — racepred beside native, --tool=none, Helgrind and DRD, in one run.
 #
-# For each workload it runs every configuration BENCH_RUNS times (median
-# wall time, median CPU time = user + sys, median peak RSS, from GNU time)
+# For each workload it runs every configuration BENCH_RUNS times, the
+# configurations taking turns (median wall time, median CPU time = user +
+# sys, median peak RSS, from GNU time)
 # and writes a markdown table and a CSV to bench/out/ with the ratios of
 # CPU times to none, the floor, Helgrind and DRD (CPU time, because the
 # machine may be shared: wall time counts the other jobs too).  "floor" is
@@ -45,18 +46,33 @@ fi
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# measure NAME CMD... : prints "NAME wall cpu rss_kb" (medians of $runs runs)
-measure() {
+# run_once NAME CMD... : one timed run, appended to $out/NAME.samples as
+# "wall cpu rss_kb"; its stderr stays in $out/NAME.stderr.
+run_once() {
     local name=$1; shift
-    local walls="" cpus="" rsss="" i w c r
-    for ((i = 0; i < runs; i++)); do
-        /usr/bin/time -f "%e %U %S %M" -o "$out/time.tmp" "$@" < "$input" > /dev/null 2> "$out/$name.stderr" || true
-        read -r w u sy r < "$out/time.tmp"
-        c=$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }')
-        walls+="$w"$'\n'; cpus+="$c"$'\n'; rsss+="$r"$'\n'
-    done
-    printf '%s %s %s %s\n' "$name" "$(printf '%s' "$walls" | median)" \
-        "$(printf '%s' "$cpus" | median)" "$(printf '%s' "$rsss" | median)"
+    local w u sy r
+    /usr/bin/time -f "%e %U %S %M" -o "$out/time.tmp" "$@" < "$input" > /dev/null 2> "$out/$name.stderr" || true
+    read -r w u sy r < "$out/time.tmp"
+    echo "$w $(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }') $r" >> "$out/$name.samples"
+}
+
+# summary NAME: "NAME wall cpu rss_kb", the medians of its samples.
+summary() {
+    local f="$out/$1.samples"
+    printf '%s %s %s %s\n' "$1" "$(awk '{ print $1 }' "$f" | median)" \
+        "$(awk '{ print $2 }' "$f" | median)" "$(awk '{ print $3 }' "$f" | median)"
+}
+
+# run_config NAME: one run of configuration NAME on the workload in cmd[].
+run_config() {
+    case $1 in
+    native) run_once native "${cmd[@]}" ;;
+    none) run_once none valgrind -q --tool=none "${cmd[@]}" ;;
+    floor) run_once floor valgrind -q --tool=racepred --bench-floor=yes "${cmd[@]}" ;;
+    helgrind) run_once helgrind valgrind -q --tool=helgrind "${cmd[@]}" ;;
+    drd) run_once drd valgrind -q --tool=drd "${cmd[@]}" ;;
+    racepred-*) run_once "$1" valgrind --tool=racepred --detector="${1#racepred-}" "${cmd[@]}" ;;
+    esac
 }
 
 # races NAME: "contexts unconfirmed" from the last run's stderr: the error
@@ -87,17 +103,18 @@ echo "workload,config,wall_s,cpu_s,peak_rss_kb,races,unconfirmed" > "$csv"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$md"
 
+# The configurations take turns, run after run, so that a machine that
+# gets slower or faster during the benchmark moves every median alike.
+configs=(native none floor helgrind drd)
+for d in $detectors; do configs+=("racepred-$d"); done
 for wl in "${workloads[@]}"; do
     read -r -a cmd <<< "$wl"
-    results=()
-    results+=("$(measure native "${cmd[@]}")")
-    results+=("$(measure none valgrind -q --tool=none "${cmd[@]}")")
-    results+=("$(measure floor valgrind -q --tool=racepred --bench-floor=yes "${cmd[@]}")")
-    results+=("$(measure helgrind valgrind -q --tool=helgrind "${cmd[@]}")")
-    results+=("$(measure drd valgrind -q --tool=drd "${cmd[@]}")")
-    for d in $detectors; do
-        results+=("$(measure "racepred-$d" valgrind --tool=racepred --detector="$d" "${cmd[@]}")")
+    for c in "${configs[@]}"; do rm -f "$out/$c.samples"; done
+    for ((i = 0; i < runs; i++)); do
+        for c in "${configs[@]}"; do run_config "$c"; done
     done
+    results=()
+    for c in "${configs[@]}"; do results+=("$(summary "$c")"); done
     cpu_of() { printf '%s\n' "${results[@]}" | awk -v n="$1" '$1 == n { print $3 }'; }
     none=$(cpu_of none) floor=$(cpu_of floor) hg=$(cpu_of helgrind) drd=$(cpu_of drd)
     for r in "${results[@]}"; do
@@ -109,6 +126,6 @@ for wl in "${workloads[@]}"; do
             'BEGIN { printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", wl, n, w, c, r / 1024, c / none, c / floor, c / hg, c / drd, ctx, unconf }' >> "$md"
     done
 done
-rm -f "$out/time.tmp"
+rm -f "$out/time.tmp" "$out"/*.samples
 cat "$md"
 echo "(written: $md, $csv)"
