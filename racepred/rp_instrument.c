@@ -79,15 +79,11 @@ static inline __attribute__((always_inline))
 void on_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
     rp_engine *eng = rp_tool_engine;
-    rp_repeat_slot *repeat;
 
     if (LIKELY(eng != NULL && eng->repeats != NULL)
-        && (repeat = repeats_repeat_slot(eng->repeats, rp_threads_current, addr,
-                                         (uint32_t)size, is_write)) != NULL) {
-        if (is_write && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
-            rp_engine_dropped_write(eng, rp_threads_current, repeat, addr);
+        && rp_engine_drop_repeat(eng, rp_threads_current, addr, (uint32_t)size, is_write,
+                                 !(rp_threads_current_ignores & RP_IGNORE_WRITES)))
         return;
-    }
     if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
         on_access_slow(is_write, addr, size, site);
         return;

@@ -421,6 +421,20 @@ void rp_engine_list_rewrite(rp_engine *eng, rp_tid_t tid, rp_repeat_slot *s, uin
         rp_engine_flush_rewrites(eng);
 }
 
+bool rp_engine_drop_two_granules(rp_engine *eng, rp_tid_t tid, uint64_t addr, uint32_t size,
+                                 bool is_write, bool mark)
+{
+    rp_repeat_slot *slots[2];
+    if (!repeats_two_granule_repeat(eng->repeats, tid, addr, size, is_write, slots))
+        return false;
+    if (is_write && mark) {
+        rp_engine_dropped_write(eng, tid, slots[0], addr);
+        rp_engine_dropped_write(eng, tid, slots[1],
+                                (addr | (RP_SHADOW_GRANULE_SIZE - 1)) + 1);
+    }
+    return true;
+}
+
 void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid)
 {
     if (eng->repeats != NULL && eng->repeats->n_rewritten != 0

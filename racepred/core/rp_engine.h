@@ -80,20 +80,36 @@ static inline void rp_engine_dropped_write(rp_engine *eng, rp_tid_t tid, rp_repe
         rp_engine_list_rewrite(eng, tid, s, addr);
 }
 
+/* The filter's test for an access over two granules (out of line). */
+bool rp_engine_drop_two_granules(rp_engine *eng, rp_tid_t tid, uint64_t addr, uint32_t size,
+                                 bool is_write, bool mark);
+
+/* Whether the filter (eng->repeats, not NULL) drops this access as a
+ * repeat; a dropped write is marked rewritten when `mark` (the front end
+ * does not mark the writes a thread asked to ignore). */
+static inline bool rp_engine_drop_repeat(rp_engine *eng, rp_tid_t tid, uint64_t addr,
+                                         uint32_t size, bool is_write, bool mark)
+{
+    rp_repeat_slot *s = repeats_repeat_slot(eng->repeats, tid, addr, size, is_write);
+    if (s != NULL) {
+        if (is_write && mark)
+            rp_engine_dropped_write(eng, tid, s, addr);
+        return true;
+    }
+    if ((addr & (RP_SHADOW_GRANULE_SIZE - 1)) + size <= RP_SHADOW_GRANULE_SIZE)
+        return false;
+    return rp_engine_drop_two_granules(eng, tid, addr, size, is_write, mark);
+}
+
 /* Assigns e->id (next position) and dispatches, unless e is a repeated
  * access the filter drops (then it gets no id). */
 static inline void rp_engine_event(rp_engine *eng, rp_event *e)
 {
     if (eng->repeats != NULL) {
-        if (e->kind <= RP_EV_WRITE) {
-            rp_repeat_slot *s = repeats_repeat_slot(eng->repeats, e->tid, e->obj, e->size,
-                                                    e->kind == RP_EV_WRITE);
-            if (s != NULL) {
-                if (e->kind == RP_EV_WRITE)
-                    rp_engine_dropped_write(eng, e->tid, s, e->obj);
-                return;
-            }
-        }
+        if (e->kind <= RP_EV_WRITE
+            && rp_engine_drop_repeat(eng, e->tid, e->obj, e->size, e->kind == RP_EV_WRITE,
+                                     true))
+            return;
         if (repeats_flush_due(eng->repeats, e))
             rp_engine_flush_rewrites(eng);
         repeats_note(eng->repeats, e);

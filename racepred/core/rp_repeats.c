@@ -94,6 +94,23 @@ static void note_access(rp_repeats *r, const rp_event *e)
     }
 }
 
+bool repeats_two_granule_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr, uint32_t size,
+                                bool is_write, rp_repeat_slot *slots[2])
+{
+    uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
+    if (size > RP_SHADOW_GRANULE_SIZE || offset + size <= RP_SHADOW_GRANULE_SIZE)
+        return false;
+    uint32_t first = RP_SHADOW_GRANULE_SIZE - offset;
+    slots[0] = repeats_slot_of(r, tid, addr, first, is_write);
+    if (slots[0] == NULL)
+        return false;
+    slots[1] = repeats_slot_of(r, tid, addr + first, size - first, is_write);
+    if (slots[1] == NULL)
+        return false;
+    r->dropped++;
+    return true;
+}
+
 bool repeats_list_rewrite(rp_repeats *r, rp_tid_t tid, rp_repeat_slot *s, uint64_t addr)
 {
     rp_assert(r->n_rewritten == 0 || r->rewriter == tid);

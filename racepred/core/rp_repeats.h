@@ -16,7 +16,7 @@
  * last access it passed on and the bytes passed on under that stamp (all,
  * and written).  An access of thread t is a repeat when its granule holds
  * t's current stamp and those bytes cover it (the written ones, for a
- * write); accesses over two granules are never repeats.
+ * write); an access over two granules is one when both of its parts are.
  *
  * Why dropping the repeat a2 is safe.  Its granule's stamp says that the
  * accesses a1.. of t that covered it were passed on in the same span, and
@@ -113,11 +113,11 @@ typedef void (*rp_rewrite_fn)(void *ctx, rp_tid_t tid, uint64_t addr, uint32_t s
 rp_repeats *repeats_create(void);
 void repeats_destroy(rp_repeats *r);
 
-/* The slot of a repeated access, counted, or NULL if the access is no
- * repeat.  Front ends call it on their hot path before building an event;
- * the engine calls it for events. */
-static inline rp_repeat_slot *repeats_repeat_slot(rp_repeats *r, rp_tid_t tid, uint64_t addr,
-                                                  uint32_t size, bool is_write)
+/* The slot of an access within one granule when it repeats, uncounted;
+ * NULL if it is no repeat, spans two granules or its slot is not in the
+ * shadow's cache (then it is passed on, which is always safe). */
+static inline rp_repeat_slot *repeats_slot_of(rp_repeats *r, rp_tid_t tid, uint64_t addr,
+                                              uint32_t size, bool is_write)
 {
     uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
     if (size - 1u >= RP_SHADOW_GRANULE_SIZE - offset || tid >= r->n_threads)
@@ -134,14 +134,34 @@ static inline rp_repeat_slot *repeats_repeat_slot(rp_repeats *r, rp_tid_t tid, u
     uint8_t mask = (uint8_t)(((1u << size) - 1) << offset);
     if ((mask & ~(is_write ? s->written : s->any)) != 0)
         return NULL;
-    r->dropped++;
     return s;
 }
+
+/* The slot of a repeated access within one granule, counted, or NULL.
+ * Front ends call it on their hot path before building an event; the
+ * engine calls it for events. */
+static inline rp_repeat_slot *repeats_repeat_slot(rp_repeats *r, rp_tid_t tid, uint64_t addr,
+                                                  uint32_t size, bool is_write)
+{
+    rp_repeat_slot *s = repeats_slot_of(r, tid, addr, size, is_write);
+    r->dropped += s != NULL;
+    return s;
+}
+
+/* An access of at most 8 bytes over two granules (an unaligned load or
+ * store) is a repeat when its part in each granule is one: the argument
+ * above holds byte by byte.  Then slots[0] and slots[1] are the two slots
+ * and it is counted.  Out of line: only accesses that the one-granule
+ * test refused reach it. */
+bool repeats_two_granule_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr, uint32_t size,
+                                bool is_write, rp_repeat_slot *slots[2]);
 
 static inline bool repeats_is_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr,
                                      uint32_t size, bool is_write)
 {
-    return repeats_repeat_slot(r, tid, addr, size, is_write) != NULL;
+    rp_repeat_slot *slots[2];
+    return repeats_repeat_slot(r, tid, addr, size, is_write) != NULL
+        || repeats_two_granule_repeat(r, tid, addr, size, is_write, slots);
 }
 
 /* Marks slot s, which a repeated write of tid hit (only with a witness

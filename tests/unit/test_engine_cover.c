@@ -79,7 +79,8 @@ static void add_burst(run *r, rp_tid_t tid)
         add(r, rnd(2) ? RP_EV_SYNC_SEND : RP_EV_SYNC_RECV, tid, 200, 0);
     for (unsigned i = rnd(5) + 1; i > 0; i--) {
         uint32_t size = sizes[rnd(4)];
-        uint64_t addr = BASE + 8 * rnd(2) + size * rnd(8 / size);
+        uint64_t addr = rnd(4) == 0 ? BASE + rnd(17 - size)         /* unaligned */
+                                    : BASE + 8 * rnd(2) + size * rnd(8 / size);
         add(r, rnd(3) == 0 ? RP_EV_WRITE : RP_EV_READ, tid, addr, size);
     }
     if (rnd(10) == 0)

@@ -7,8 +7,9 @@
  *
  * Then the claim that makes dropping safe, differentially, on random runs
  * made of bursts of one thread on few granules (so that repeats are
- * common): see check_detector.  Accesses are naturally aligned (1, 2, 4 or 8 bytes), so a
- * report's byte range is exactly the bytes both accesses share.
+ * common): see check_detector.  Accesses are of 1, 2, 4 or 8 bytes, a quarter of
+ * them unaligned (some over both granules); a report's byte range is the bytes
+ * both accesses share, one run of bytes either way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,7 +52,13 @@ static void test_drops_only_covered_repeats(void **state)
     assert_true(feed(r, harness_event(RP_EV_WRITE, 0, BASE, 2)));
     assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE, 8)));         /* bytes 0-7 read */
     assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE + 6, 4)));    /* two granules */
-    assert_int_equal(r->dropped, 4);
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE + 6, 4)));     /* both parts read */
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE + 7, 4)));    /* byte 10 was not */
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE + 5, 6)));
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, BASE + 7, 2)));   /* read, not written */
+    assert_true(feed(r, harness_event(RP_EV_WRITE, 0, BASE + 7, 2)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE + 12, 8)));   /* over 3 granules */
+    assert_int_equal(r->dropped, 7);
     repeats_destroy(r);
 }
 
@@ -123,7 +130,9 @@ static void add_burst(run *r, rp_tid_t tid, bool held[][2])
         add(r, rnd(2) ? RP_EV_SYNC_SEND : RP_EV_SYNC_RECV, tid, 200, 0);
     for (unsigned i = rnd(6) + 1; i > 0; i--) {
         uint32_t size = sizes[rnd(4)];
-        uint64_t addr = BASE + 8 * rnd(2) + size * rnd(8 / size);
+        /* One access in four anywhere in the two granules, unaligned. */
+        uint64_t addr = rnd(4) == 0 ? BASE + rnd(17 - size)
+                                    : BASE + 8 * rnd(2) + size * rnd(8 / size);
         add(r, rnd(3) == 0 ? RP_EV_WRITE : RP_EV_READ, tid, addr, size);
     }
     if (rnd(8) == 0)

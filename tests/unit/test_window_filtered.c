@@ -67,7 +67,8 @@ static void add_burst(run *r, rp_tid_t tid)
         add(r, RP_EV_ACQUIRE, tid, lock, 0);
     for (unsigned i = rnd(6) + 1; i > 0; i--) {
         uint32_t size = sizes[rnd(4)];
-        uint64_t addr = granule + 8 * rnd(2) + size * rnd(2);
+        uint64_t addr = rnd(4) == 0 ? granule + rnd(17 - size)      /* unaligned */
+                                    : granule + 8 * rnd(2) + size * rnd(2);
         add(r, rnd(2) == 0 ? RP_EV_WRITE : RP_EV_READ, tid, addr, size);
     }
     if (rnd(12) == 0)
