@@ -50,7 +50,8 @@
  * read's writer could cut the writing thread between a1 and w2.  But it
  * need not have every w2 in its place either.  The filter marks the
  * granule rewritten (once: a bit of its stamp) and lists it; the list
- * has one thread's granules, and before any event that is not an access
+ * has one thread's granules (another thread's dropped write flushes it
+ * first, rp_engine_list_rewrite), and before any event that is not an access
  * of that thread is passed on (another thread's event, its own
  * synchronisation, a forget, its exit) the engine appends one write per
  * listed granule — the bytes written under the stamp, a run of them per
@@ -64,14 +65,16 @@
  * soundness: a witness that must cut the writing thread after a rewrite
  * but before a later access of the same thread no longer exists, and
  * such a witness needs a read of the rewritten bytes racing with the
- * rewrite.  On pigz this replaces 110 M window records by the rewritten
- * granules of each stretch between two flushes.
+ * rewrite.  tests/unit/test_window_filtered.c maps the witnesses of such
+ * a window back to the whole run and validates them there.  On pigz this
+ * replaces 110 M window records by the rewritten granules of each stretch
+ * between two flushes (1.5 M).
  *
  * Cost: one shadow lookup and two compares per access; 4 bytes per granule
  * accessed.  Stamps are 15 bits (the 16th marks a rewrite): a stamp
  * counter that wraps (every 32,767 spans; compressors make a few thousand
- * in a run) empties the filter,
- * freeing its shadow, which then fills again as the threads go on.
+ * in a run) empties the filter, freeing its shadow, which then fills again
+ * as the threads go on.
  */
 #ifndef RP_REPEATS_H
 #define RP_REPEATS_H
