@@ -139,8 +139,7 @@ static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
 
     if (rp_atomics_mark(addr, size) && rp_tool_engine != NULL
         && rp_tool_engine->repeats != NULL)
-        repeats_forget(rp_tool_engine->repeats, addr & ~(Addr)7,
-                       ((addr + size + 7) & ~(Addr)7) - (addr & ~(Addr)7));
+        repeats_forget(rp_tool_engine->repeats, obj, ((addr + size + 7) & ~(Addr)7) - obj);
     rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, obj, 0, site);
     rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, obj, 0, site);
 }

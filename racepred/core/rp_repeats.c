@@ -139,7 +139,6 @@ static void flush_granule(rp_repeats *r, uint64_t granule, uint8_t bytes, rp_rew
         while (b < RP_SHADOW_GRANULE_SIZE && (bytes >> b & 1) != 0)
             b++;
         fn(ctx, r->rewriter, (granule << RP_SHADOW_GRANULE_BITS) + first, b - first);
-        r->rewrites_flushed++;
     }
 }
 

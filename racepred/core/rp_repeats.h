@@ -104,7 +104,6 @@ typedef struct rp_repeats {
     uint64_t *rewritten;
     uint32_t n_rewritten, cap_rewritten;
     rp_tid_t rewriter;
-    uint64_t rewrites_flushed;   /* records the flushes gave */
 } rp_repeats;
 
 /* A flush hands each rewritten run of bytes to the caller. */
