@@ -1,19 +1,28 @@
 /* rp_atomics.c — the set of synchronisation variables; see rp_atomics.h. */
 #include "pub_tool_basics.h"
-#include "pub_tool_hashtable.h"
-#include "pub_tool_mallocfree.h"
 
 #include "rp_atomics.h"
-
-typedef struct {
-    struct _VgHashNode *next;
-    UWord key;          /* word number: address >> 3 */
-    UChar bytes;        /* bit i: byte i of the word is marked */
-} rp_atomic_word;
+#include "rp_u64map.h"
 
 UChar rp_atomics_filter[(1u << RP_ATOMICS_FILTER_BITS) / 8];
 
-static VgHashTable *words;
+/* Word number (address >> 3) -> its marked bytes (bit i: byte i), stored
+ * as the map's value, never 0.  The core's map, not Valgrind's hash table:
+ * its lookup is a multiply and a probe, no division. */
+static rp_u64map words;
+static Bool words_ready;
+
+/* Bumped whenever a byte is marked or unmarked (rp_atomics_repoll). */
+static ULong version;
+
+/* The last poll: a receive passed on from a plain load (rp_atomics_polled). */
+static struct {
+    Bool valid;
+    UInt tid;
+    Addr addr;
+    ULong sends;
+    ULong version;
+} last_poll;
 
 static void filter_set(UWord word)
 {
@@ -22,32 +31,36 @@ static void filter_set(UWord word)
     rp_atomics_filter[bit >> 3] |= (UChar)(1u << (bit & 7));
 }
 
+static UChar bytes_of(UWord word)
+{
+    return words_ready ? (UChar)(UWord)u64map_get(&words, word) : 0;
+}
+
+static void set_bytes(UWord word, UChar bytes)
+{
+    version++;
+    if (bytes == 0)
+        u64map_remove(&words, word);
+    else
+        u64map_put(&words, word, (void *)(UWord)bytes);
+}
+
 Bool rp_atomics_holds(Addr addr)
 {
-    const rp_atomic_word *w;
-
-    if (words == NULL)
-        return False;
-    w = VG_(HT_lookup)(words, addr >> 3);
-    return w != NULL && ((w->bytes >> (addr & 7)) & 1);
+    return (bytes_of(addr >> 3) >> (addr & 7)) & 1;
 }
 
 /* Marks bytes [first, last] of one word; True if one was not marked. */
 static Bool mark_word(UWord word, UInt first, UInt last)
 {
     UChar bytes = (UChar)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
-    rp_atomic_word *w = VG_(HT_lookup)(words, word);
+    UChar had = bytes_of(word);
 
-    if (w == NULL) {
-        w = VG_(malloc)("rp.atomics.word", sizeof *w);
-        w->key = word;
-        w->bytes = 0;
-        VG_(HT_add_node)(words, w);
-        filter_set(word);
-    }
-    if ((w->bytes | bytes) == w->bytes)
+    if ((had | bytes) == had)
         return False;
-    w->bytes |= bytes;
+    if (had == 0)
+        filter_set(word);
+    set_bytes(word, had | bytes);
     return True;
 }
 
@@ -57,8 +70,10 @@ Bool rp_atomics_mark(Addr addr, UWord size)
     UWord word;
     Bool fresh = False;
 
-    if (words == NULL)
-        words = VG_(HT_construct)("rp.atomics.words");
+    if (!words_ready) {
+        u64map_init(&words);
+        words_ready = True;
+    }
     /* The same variable is hit again and again (a spin loop, a counter):
      * a lookup, no allocation, after the first time. */
     for (word = addr >> 3; word <= last >> 3; word++)
@@ -67,47 +82,56 @@ Bool rp_atomics_mark(Addr addr, UWord size)
     return fresh;
 }
 
-/* Unmarks the word's bytes in [addr, addr + size); drops an empty word. */
-static void forget_in_word(rp_atomic_word *w, Addr addr, SizeT size)
+/* Unmarks the bytes of one word that lie in [addr, addr + size). */
+static void forget_in_word(UWord word, Addr addr, SizeT size)
 {
-    Addr base = w->key << 3;
+    UChar had = bytes_of(word), keep = had;
     UInt i;
 
     for (i = 0; i < 8; i++)
-        if (base + i - addr < size)
-            w->bytes &= (UChar)~(1u << i);
-    if (w->bytes == 0)
-        VG_(free)(VG_(HT_remove)(words, w->key));
+        if ((word << 3) + i - addr < size)
+            keep &= (UChar)~(1u << i);
+    if (keep != had)
+        set_bytes(word, keep);
 }
 
 void rp_atomics_forget(Addr addr, SizeT size)
 {
-    UWord first, last, word;
-    rp_atomic_word **all;
-    UInt n, i;
+    UWord first, last;
 
-    if (words == NULL || size == 0 || VG_(HT_count_nodes)(words) == 0)
+    if (!words_ready || size == 0 || words.count == 0)
         return;
     first = addr >> 3;
     last = (addr + size - 1) >> 3;
-    if (last - first < VG_(HT_count_nodes)(words)) {
-        /* A small range (a heap block): probe its words, most of which the
-         * filter rules out at once. */
-        for (word = first; word <= last; word++) {
-            rp_atomic_word *w;
-
-            if (!rp_atomics_may_hold(word << 3))
-                continue;
-            w = VG_(HT_lookup)(words, word);
-            if (w != NULL)
-                forget_in_word(w, addr, size);
-        }
+    forget_in_word(first, addr, size);
+    if (last == first)
         return;
+    forget_in_word(last, addr, size);
+    /* The whole words between.  A range no larger than the map (a heap
+     * block): its words, most of which the filter rules out at once; a
+     * larger one (an unmapped area): one pass over the map. */
+    if (last - first - 1 <= words.cap) {
+        UWord word;
+
+        for (word = first + 1; word < last; word++)
+            if (rp_atomics_may_hold(word << 3) && u64map_remove(&words, word) != NULL)
+                version++;
+    } else if (u64map_remove_range(&words, first + 1, last - first - 1, NULL, NULL) != 0) {
+        version++;
     }
-    /* A large range (an unmapped area): walk the set instead. */
-    all = (rp_atomic_word **)VG_(HT_to_array)(words, &n);
-    for (i = 0; i < n; i++)
-        if (all[i]->key >= first && all[i]->key <= last)
-            forget_in_word(all[i], addr, size);
-    VG_(free)(all);
+}
+
+Bool rp_atomics_polled(UInt tid, Addr addr, ULong sends)
+{
+    return last_poll.valid && last_poll.addr == addr && last_poll.tid == tid
+        && last_poll.sends == sends && last_poll.version == version;
+}
+
+void rp_atomics_note_poll(UInt tid, Addr addr, ULong sends)
+{
+    last_poll.valid = True;
+    last_poll.tid = tid;
+    last_poll.addr = addr;
+    last_poll.sends = sends;
+    last_poll.version = version;
 }

@@ -27,7 +27,15 @@
  * bitmap of 2^16 bits (8 KiB) indexed by the word number modulo 2^16, set
  * for every marked word and never cleared.  A clear bit (the common case)
  * proves the address unmarked; a set bit sends the access to the exact
- * set, a hash table.
+ * set, a hash map.
+ *
+ * Polling.  A thread that waits for a flag loads it again and again, and
+ * each load is a receive.  While no thread sends anything and the set
+ * does not change, a load by the same thread of the address it last polled is a receive the engine's filter would
+ * drop (rp_repeats.h: no send on its object since the thread's last
+ * receive on it), so the front end drops it first, without the set's
+ * lookup: one compare of the last poll (thread, address, the engine's
+ * count of sends, the set's version).
  */
 #ifndef RP_ATOMICS_H
 #define RP_ATOMICS_H
@@ -55,6 +63,14 @@ static inline Addr rp_atomics_object(Addr addr)
 /* Whether the byte at `addr` was the target of an atomic RMW (exact; call
  * only when rp_atomics_may_hold said yes). */
 Bool rp_atomics_holds(Addr addr);
+
+/* Whether a plain load by thread tid at `addr` repeats the last poll,
+ * `sends` being the engine's count of sends now (see Polling). */
+Bool rp_atomics_polled(UInt tid, Addr addr, ULong sends);
+
+/* A plain load by tid at `addr` was given to the engine as a receive; it
+ * then had counted `sends` sends. */
+void rp_atomics_note_poll(UInt tid, Addr addr, ULong sends);
 
 /* An atomic RMW of `size` bytes at `addr` happened; True when it marked
  * a byte that was not marked (the caller then makes the words' plain

@@ -54,6 +54,35 @@
 #include "rp_threads.h"
 #include "rp_tool.h"
 
+/* The engine's count of sends when it drops repeated receives, else 0
+ * (then no poll is noted or dropped). */
+static ULong engine_sends(void)
+{
+    rp_engine *eng = rp_tool_engine;
+
+    return eng != NULL && eng->repeats != NULL ? eng->repeats->n_sends + 1 : 0;
+}
+
+/* Whether a plain load repeats the last poll (rp_atomics.h): a receive
+ * the engine would drop, of an address still marked. */
+static Bool polled_again(Addr addr)
+{
+    ULong sends = engine_sends();
+
+    return sends != 0 && rp_atomics_polled(rp_threads_current, addr, sends);
+}
+
+/* A plain load of a synchronisation variable: a receive, the new poll. */
+static void on_sync_load(Addr addr, Addr site)
+{
+    ULong sends;
+
+    rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, rp_atomics_object(addr), 0, site);
+    sends = engine_sends();
+    if (sends != 0)
+        rp_atomics_note_poll(rp_threads_current, addr, sends);
+}
+
 /* The rare cases of a plain load or store, out of line: the running
  * thread ignores its accesses (rp_threads_current_ignores), or the address
  * is one an atomic RMW has used, which makes the load an acquire and the
@@ -63,12 +92,15 @@ static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
     if (rp_threads_current_ignores
         & (is_write ? RP_IGNORE_WRITES : RP_IGNORE_READS))
         return;
-    if (rp_atomics_may_hold(addr) && rp_atomics_holds(addr))
-        rp_tool_emit(is_write ? RP_EV_SYNC_SEND : RP_EV_SYNC_RECV,
-                     rp_threads_current, rp_atomics_object(addr), 0, site);
-    else
+    if (!is_write && rp_atomics_may_hold(addr) && polled_again(addr))
+        return;
+    if (!rp_atomics_may_hold(addr) || !rp_atomics_holds(addr))
         rp_tool_emit(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current,
                      addr, (uint32_t)size, site | rp_site_current_tag);
+    else if (is_write)
+        rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, rp_atomics_object(addr), 0, site);
+    else
+        on_sync_load(addr, site);
 }
 
 /* The common case, a repeat (rp_repeats.h), costs the filter's test and

@@ -29,6 +29,7 @@
 #include "rp_record.h"
 #include "rp_reserve.h"
 #include "rp_sarif.h"
+#include "rp_sched.h"
 #include "rp_spill.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -207,6 +208,7 @@ static void post_clo_init(void)
     rp_tool_max_memory = clo_max_memory_mb >= 0 ? (ULong)clo_max_memory_mb << 20
                                                 : as_limit / 2;
     rp_reserve_init(as_limit);
+    rp_sched_prefer_fair();
     VG_(memset)(&env, 0, sizeof env);
     env.report = rp_errors_report;
     env.report_ctx = NULL;
@@ -233,10 +235,11 @@ static void finish_detection(void)
     rp_wreport_summary(rp_engine_window(rp_tool_engine));
     if (VG_(clo_verbosity) > 1)
         VG_(umsg)("racepred: %llu events from %u threads; %llu repeated "
-                  "accesses dropped\n",
+                  "accesses and %llu repeated receives dropped\n",
                   (ULong)rp_engine_event_count(rp_tool_engine),
                   (UInt)rp_threads_count(),
-                  (ULong)rp_engine_repeats_dropped(rp_tool_engine));
+                  (ULong)rp_engine_repeats_dropped(rp_tool_engine),
+                  (ULong)rp_engine_recvs_dropped(rp_tool_engine));
     rp_wreport_kept(rp_tool_engine);
     rp_engine_destroy(rp_tool_engine);
     rp_tool_engine = NULL;

@@ -471,6 +471,11 @@ uint64_t rp_engine_repeats_dropped(const rp_engine *eng)
     return eng->repeats != NULL ? eng->repeats->dropped : 0;
 }
 
+uint64_t rp_engine_recvs_dropped(const rp_engine *eng)
+{
+    return eng->repeats != NULL ? eng->repeats->recvs_dropped : 0;
+}
+
 struct rp_window *rp_engine_window(const rp_engine *eng)
 {
     return eng->window;

@@ -102,13 +102,15 @@ static inline bool rp_engine_drop_repeat(rp_engine *eng, rp_tid_t tid, uint64_t 
 }
 
 /* Assigns e->id (next position) and dispatches, unless e is a repeated
- * access the filter drops (then it gets no id). */
+ * access or receive the filter drops (then it gets no id). */
 static inline void rp_engine_event(rp_engine *eng, rp_event *e)
 {
     if (eng->repeats != NULL) {
         if (e->kind <= RP_EV_WRITE
             && rp_engine_drop_repeat(eng, e->tid, e->obj, e->size, e->kind == RP_EV_WRITE,
                                      true))
+            return;
+        if (e->kind == RP_EV_SYNC_RECV && repeats_recv_is_repeat(eng->repeats, e))
             return;
         if (repeats_flush_due(eng->repeats, e))
             rp_engine_flush_rewrites(eng);
@@ -136,6 +138,10 @@ uint64_t rp_engine_event_count(const rp_engine *eng);
 
 /* Accesses the filter of repeats dropped (0 without the filter). */
 uint64_t rp_engine_repeats_dropped(const rp_engine *eng);
+
+/* Receives the filter dropped (0 without the filter); the front end's own
+ * drops of repeated polls (rp_atomics.h) are not among them. */
+uint64_t rp_engine_recvs_dropped(const rp_engine *eng);
 
 /* The witness window, or NULL when no enabled detector is predictive or
  * env->window was 0 (rp_window.h: capacity, outcome counts). */

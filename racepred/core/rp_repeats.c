@@ -8,6 +8,7 @@ rp_repeats *repeats_create(void)
     rp_repeats *r = rp_calloc("rp.repeats", 1, sizeof *r);
     shadow_init(&r->shadow, sizeof(rp_repeat_slot));
     shadow_set_release(&r->shadow, NULL, NULL);
+    u64map_init(&r->sends);
     return r;
 }
 
@@ -17,6 +18,8 @@ void repeats_destroy(rp_repeats *r)
         return;
     shadow_fini(&r->shadow);
     rp_free(r->stamp);
+    rp_free(r->seen);
+    u64map_free(&r->sends);
     rp_free(r->rewritten);
     rp_free(r);
 }
@@ -45,15 +48,25 @@ static uint16_t next_stamp(rp_repeats *r)
     return ++r->last_stamp;
 }
 
+/* Makes room for thread tid's stamp and receives. */
+static void add_thread(rp_repeats *r, rp_tid_t tid)
+{
+    size_t n = (size_t)tid + 1, added = n - r->n_threads;
+    r->stamp = rp_realloc("rp.repeats.stamps", r->stamp, n * sizeof *r->stamp);
+    rp_memset(r->stamp + r->n_threads, 0, added * sizeof *r->stamp);
+    r->seen = rp_realloc("rp.repeats.seen", r->seen,
+                         n * RP_REPEATS_RECV_WAYS * sizeof *r->seen);
+    rp_memset(r->seen + (size_t)r->n_threads * RP_REPEATS_RECV_WAYS, 0,
+              added * RP_REPEATS_RECV_WAYS * sizeof *r->seen);
+    r->n_threads = (uint32_t)n;
+}
+
 /* Thread tid's current stamp, taken when its span first records an
  * access (0 in the table: none yet). */
 static uint16_t thread_stamp(rp_repeats *r, rp_tid_t tid)
 {
-    if (tid >= r->n_threads) {
-        r->stamp = rp_realloc("rp.repeats.stamps", r->stamp, ((size_t)tid + 1) * sizeof(uint16_t));
-        rp_memset(r->stamp + r->n_threads, 0, (tid + 1 - r->n_threads) * sizeof *r->stamp);
-        r->n_threads = tid + 1;
-    }
+    if (tid >= r->n_threads)
+        add_thread(r, tid);
     if (r->stamp[tid] == 0)
         r->stamp[tid] = next_stamp(r);
     return r->stamp[tid];
@@ -162,6 +175,45 @@ void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size)
     shadow_clear_range(&r->shadow, addr, size, clear_slot, NULL);
 }
 
+/* Object obj's sends + 1. */
+static uint64_t sends_of(const rp_repeats *r, uint64_t obj)
+{
+    void *v = u64map_get(&r->sends, obj);
+    return v == NULL ? 1 : (uint64_t)(uintptr_t)v;
+}
+
+static rp_recv_seen *seen_slot(rp_repeats *r, rp_tid_t tid, uint64_t obj)
+{
+    uint64_t way = (obj >> 3 ^ obj >> 11) & (RP_REPEATS_RECV_WAYS - 1);
+    return &r->seen[(size_t)tid * RP_REPEATS_RECV_WAYS + way];
+}
+
+bool repeats_recv_is_repeat(rp_repeats *r, const rp_event *e)
+{
+    if (e->tid >= r->n_threads)
+        return false;
+    const rp_recv_seen *s = seen_slot(r, e->tid, e->obj);
+    if (s->sends == 0 || s->obj != e->obj || s->sends != sends_of(r, e->obj))
+        return false;
+    r->recvs_dropped++;
+    return true;
+}
+
+static void note_recv(rp_repeats *r, const rp_event *e)
+{
+    if (e->tid >= r->n_threads)
+        add_thread(r, e->tid);
+    rp_recv_seen *s = seen_slot(r, e->tid, e->obj);
+    s->obj = e->obj;
+    s->sends = sends_of(r, e->obj);
+}
+
+static void note_send(rp_repeats *r, const rp_event *e)
+{
+    r->n_sends++;
+    u64map_put(&r->sends, e->obj, (void *)(uintptr_t)(sends_of(r, e->obj) + 1));
+}
+
 void repeats_note(rp_repeats *r, const rp_event *e)
 {
     switch (e->kind) {
@@ -177,6 +229,14 @@ void repeats_note(rp_repeats *r, const rp_event *e)
     case RP_EV_FORK:
     case RP_EV_JOIN:
         new_span(r, (rp_tid_t)e->obj);
+        new_span(r, e->tid);
+        break;
+    case RP_EV_SYNC_RECV:
+        note_recv(r, e);
+        new_span(r, e->tid);
+        break;
+    case RP_EV_SYNC_SEND:
+        note_send(r, e);
         new_span(r, e->tid);
         break;
     default:

@@ -70,6 +70,20 @@
  * replaces 110 M window records by the rewritten granules of each stretch
  * between two flushes (1.5 M).
  *
+ * Repeated receives.  A thread that polls a synchronisation variable
+ * (a plain load of a word an atomic RMW used is a receive: rp_atomics.h)
+ * receives on it again and again while no one sends.  Such a receive r2,
+ * with no send on its object since the same thread's receive r1 on it, is
+ * dropped, and its thread's span goes on.  Exact for every repeat-safe
+ * detector: a receive joins the object's clock into the thread's, the
+ * object's clock moves only at a send, and the thread's clock has only
+ * grown since r1, so r2 changes no clock.  Exact for the witness window
+ * too: a receive is ordered after every earlier send on its object
+ * (rp_witness.h), which are r2's predecessors, done before r1, which its
+ * thread does before r2.  The engine keeps each object's count of sends
+ * and, per thread, the count seen at its last receives, direct-mapped by
+ * object (RP_REPEATS_RECV_WAYS); a receive not found there is passed on.
+ *
  * Cost: one shadow lookup and two compares per access; 4 bytes per granule
  * accessed.  Stamps are 15 bits (the 16th marks a rewrite): a stamp
  * counter that wraps (every 32,767 spans; compressors make a few thousand
@@ -81,6 +95,7 @@
 
 #include "rp_event.h"
 #include "rp_shadow.h"
+#include "rp_u64map.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -94,9 +109,23 @@ typedef struct rp_repeat_slot {
     uint8_t written;       /* bytes written under stamp */
 } rp_repeat_slot;
 
+/* A thread's last receive on obj, when obj had had `sends` sends + 1
+ * (0: the entry is empty). */
+typedef struct rp_recv_seen {
+    uint64_t obj;
+    uint64_t sends;
+} rp_recv_seen;
+
+/* Receives remembered per thread, direct-mapped by object. */
+#define RP_REPEATS_RECV_WAYS 8u
+
 typedef struct rp_repeats {
     rp_shadow shadow;      /* rp_repeat_slot per granule */
     uint16_t *stamp;       /* current stamp per thread */
+    rp_recv_seen *seen;    /* RP_REPEATS_RECV_WAYS per thread */
+    rp_u64map sends;       /* sync object -> its sends + 1 (absent: none) */
+    uint64_t n_sends;      /* sends passed on so far, on any object */
+    uint64_t recvs_dropped;
     uint32_t n_threads;
     uint16_t last_stamp;
     uint64_t dropped;      /* repeats dropped so far */
@@ -182,6 +211,10 @@ static inline bool repeats_flush_due(const rp_repeats *r, const rp_event *e)
 /* Hands the listed granules' written bytes to fn, a record per run of
  * bytes, in the order they were listed, and empties the list. */
 void repeats_flush_rewrites(rp_repeats *r, rp_rewrite_fn fn, void *ctx);
+
+/* Whether receive e repeats its thread's last receive on the same object
+ * with no send on it in between (see "Repeated receives"); counted. */
+bool repeats_recv_is_repeat(rp_repeats *r, const rp_event *e);
 
 /* Event e is passed on to the detectors: an access records its bytes under
  * its thread's stamp, a forget clears its range, any other event starts a

@@ -36,6 +36,8 @@ static bool feed(rp_repeats *r, rp_event e)
     if ((e.kind == RP_EV_READ || e.kind == RP_EV_WRITE)
         && repeats_is_repeat(r, e.tid, e.obj, e.size, e.kind == RP_EV_WRITE))
         return true;
+    if (e.kind == RP_EV_SYNC_RECV && repeats_recv_is_repeat(r, &e))
+        return true;
     repeats_note(r, &e);
     return false;
 }
@@ -85,6 +87,33 @@ static void test_other_thread_sync_and_forget_end_repeats(void **state)
  * stamp 1, thread 1 takes every other stamp until the counter wraps and
  * gives it 1 again; its write of thread 0's granule is no repeat.  Later
  * repeats are dropped as before. */
+static void test_receive_repeats_until_a_send(void **state)
+{
+    (void)state;
+    rp_repeats *r = repeats_create();
+    assert_false(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));
+    assert_true(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE, 4)));
+    assert_true(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE, 4)));         /* span goes on */
+    assert_false(feed(r, harness_event(RP_EV_SYNC_RECV, 1, 200, 0)));   /* first of t1 */
+    assert_false(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 208, 0)));   /* other object */
+    assert_true(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));    /* both kept */
+    assert_false(feed(r, harness_event(RP_EV_SYNC_SEND, 1, 200, 0)));
+    assert_false(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));   /* a send since */
+    assert_true(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));
+    assert_true(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 208, 0)));    /* no send on 208 */
+    assert_false(feed(r, harness_event(RP_EV_SYNC_SEND, 0, 200, 0)));   /* its own send */
+    assert_false(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));
+    /* Objects that share a way evict each other: passed on, never wrong. */
+    assert_true(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));
+    uint64_t alias = 200 + 8 * RP_REPEATS_RECV_WAYS;
+    assert_false(feed(r, harness_event(RP_EV_SYNC_RECV, 0, alias, 0)));
+    assert_false(feed(r, harness_event(RP_EV_SYNC_RECV, 0, 200, 0)));
+    assert_int_equal(r->recvs_dropped, 6);
+    repeats_destroy(r);
+}
+
 static void test_stamps_that_wrap_alias_nothing(void **state)
 {
     (void)state;
@@ -126,8 +155,9 @@ static void add_burst(run *r, rp_tid_t tid, bool held[][2])
         add(r, RP_EV_ACQUIRE, tid, 100 + lock, 0);
         held[tid][lock] = true;
     }
-    if (rnd(6) == 0)
-        add(r, rnd(2) ? RP_EV_SYNC_SEND : RP_EV_SYNC_RECV, tid, 200, 0);
+    /* Receives more often than sends, on two objects, so that some repeat. */
+    if (rnd(4) == 0)
+        add(r, rnd(3) == 0 ? RP_EV_SYNC_SEND : RP_EV_SYNC_RECV, tid, 200 + 8 * rnd(2), 0);
     for (unsigned i = rnd(6) + 1; i > 0; i--) {
         uint32_t size = sizes[rnd(4)];
         /* One access in four anywhere in the two granules, unaligned. */
@@ -176,6 +206,9 @@ static void collect(void *ctx, const rp_race *race)
     }
 }
 
+/* Receives the filter dropped, over all runs. */
+static uint64_t recvs_dropped;
+
 static racy detect(const char *detector, const run *r, bool all_pairs, bool skip_repeats)
 {
     racy out = { { 0, 0 } };
@@ -188,6 +221,8 @@ static racy detect(const char *detector, const run *r, bool all_pairs, bool skip
         rp_engine_event(eng, &e);
     }
     rp_engine_finish(eng);
+    if (eng->repeats != NULL)
+        recvs_dropped += eng->repeats->recvs_dropped;
     rp_engine_destroy(eng);
     return out;
 }
@@ -233,8 +268,10 @@ static void check_detector(const char *detector, bool exact)
         }
         racy_runs += plain.bits[0] != 0 || plain.bits[1] != 0;
     }
-    /* The runs must exercise races, or the comparison proves nothing. */
+    /* The runs must exercise races and repeated receives, or the
+     * comparison proves nothing. */
     assert_true(racy_runs > RANDOM_RUNS / 4);
+    assert_true(recvs_dropped > RANDOM_RUNS / 4);
 }
 
 static void test_filter_keeps_racy_bytes_hb(void **state)
@@ -295,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drops_only_covered_repeats),
         cmocka_unit_test(test_other_thread_sync_and_forget_end_repeats),
+        cmocka_unit_test(test_receive_repeats_until_a_send),
         cmocka_unit_test(test_stamps_that_wrap_alias_nothing),
         cmocka_unit_test(test_filter_keeps_racy_bytes_hb),
         cmocka_unit_test(test_filter_keeps_racy_bytes_wcp),
