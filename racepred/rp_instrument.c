@@ -63,13 +63,20 @@ static ULong engine_sends(void)
     return eng != NULL && eng->repeats != NULL ? eng->repeats->n_sends + 1 : 0;
 }
 
+UChar rp_instrument_yield;
+
 /* Whether a plain load repeats the last poll (rp_atomics.h): a receive
- * the engine would drop, of an address still marked. */
+ * the engine would drop, of an address still marked.  Then the thread
+ * spins on a variable that no other thread can change while it holds the
+ * CPU: it yields (rp_instrument_yield). */
 static Bool polled_again(Addr addr)
 {
     ULong sends = engine_sends();
 
-    return sends != 0 && rp_atomics_polled(rp_threads_current, addr, sends);
+    if (sends == 0 || !rp_atomics_polled(rp_threads_current, addr, sends))
+        return False;
+    rp_instrument_yield = 1;
+    return True;
 }
 
 /* A plain load of a synchronisation variable: a receive, the new poll. */
@@ -246,6 +253,23 @@ static void add_history_stale(IRSB *sb, IRJumpKind jk)
                                    IRExpr_Const(IRConst_U8(1))));
 }
 
+/* At the start of a superblock: if rp_instrument_yield is set, leave at
+ * once (to `start`, the block's first instruction, nothing of it done)
+ * with Ijk_Yield, the jump kind of a spin-loop hint, on which the core
+ * ends the thread's timeslice within 300 blocks. */
+static void add_yield_check(IRSB *sb, Addr start, Int offset_IP)
+{
+    IRTemp flag = newIRTemp(sb->tyenv, Ity_I8);
+    IRTemp set = newIRTemp(sb->tyenv, Ity_I1);
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(flag, IRExpr_Load(Iend_LE, Ity_I8,
+                                                     mkIRExpr_HWord((HWord)&rp_instrument_yield))));
+    addStmtToIRSB(sb, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(flag),
+                                                     IRExpr_Const(IRConst_U8(0)))));
+    addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(start),
+                                  offset_IP));
+}
+
 /* The memory effects of one statement, as helper calls appended to `sb`. */
 static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
                         Addr site, Bool want_branches)
@@ -341,7 +365,6 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
     Int i;
 
     (void)closure;
-    (void)vge;
     (void)archinfo_host;
     if (gWordTy != hWordTy)
         VG_(tool_panic)("racepred: host and guest word sizes differ");
@@ -352,6 +375,8 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
      * instruction; copy it as it is. */
     for (i = 0; i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(sb_out, sb_in->stmts[i]);
+    if (!rp_instrument_floor)
+        add_yield_check(sb_out, (Addr)vge->base[0], layout->offset_IP);
 
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];

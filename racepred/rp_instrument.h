@@ -13,6 +13,14 @@
  * benchmarks (bench/run.sh's "floor" column). */
 extern Bool rp_instrument_floor;
 
+/* Set when the running thread repeats a poll (rp_atomics.h): it spins on
+ * a variable no other thread can change while it holds the CPU.  The
+ * next superblock it enters first exits with Ijk_Yield, so that its
+ * timeslice ends within 300 blocks instead of 100,000 and the thread it
+ * waits for runs sooner.  Cleared whenever a thread gets the CPU
+ * (rp_threads.c). */
+extern UChar rp_instrument_yield;
+
 IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     const VexGuestLayout *layout,
                     const VexGuestExtents *vge,

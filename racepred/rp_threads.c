@@ -18,6 +18,7 @@
 
 #include "rp_threads.h"
 #include "rp_history.h"
+#include "rp_instrument.h"
 #include "rp_locks.h"
 #include "rp_site.h"
 #include "rp_tool.h"
@@ -127,6 +128,7 @@ static void on_start_client_code(ThreadId tid, ULong blocks_done)
     rp_threads_current_ignores = ignores_of(&threads[rp_threads_current]);
     rp_site_current_tag = rp_locks_tag(rp_threads_current);
     rp_history_stale = 1;
+    rp_instrument_yield = 0;
 }
 
 Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)
