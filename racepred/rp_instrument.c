@@ -257,7 +257,7 @@ static void add_history_stale(IRSB *sb, IRJumpKind jk)
  * once (to `start`, the block's first instruction, nothing of it done)
  * with Ijk_Yield, the jump kind of a spin-loop hint, on which the core
  * ends the thread's timeslice within 300 blocks. */
-static void add_yield_check(IRSB *sb, Addr start, Int offset_IP)
+static void add_yield_check(IRSB *sb, Addr start, Int offset_IP, IRType word_ty)
 {
     IRTemp flag = newIRTemp(sb->tyenv, Ity_I8);
     IRTemp set = newIRTemp(sb->tyenv, Ity_I1);
@@ -266,7 +266,9 @@ static void add_yield_check(IRSB *sb, Addr start, Int offset_IP)
                                                      mkIRExpr_HWord((HWord)&rp_instrument_yield))));
     addStmtToIRSB(sb, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(flag),
                                                      IRExpr_Const(IRConst_U8(0)))));
-    addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(start),
+    addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield,
+                                  word_ty == Ity_I64 ? IRConst_U64(start)
+                                                     : IRConst_U32((UInt)start),
                                   offset_IP));
 }
 
@@ -376,7 +378,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
     for (i = 0; i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark; i++)
         addStmtToIRSB(sb_out, sb_in->stmts[i]);
     if (!rp_instrument_floor)
-        add_yield_check(sb_out, (Addr)vge->base[0], layout->offset_IP);
+        add_yield_check(sb_out, (Addr)vge->base[0], layout->offset_IP, gWordTy);
 
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];
