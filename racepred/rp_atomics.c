@@ -12,7 +12,7 @@ UChar rp_atomics_filter[(1u << RP_ATOMICS_FILTER_BITS) / 8];
 static rp_u64map words;
 static Bool words_ready;
 
-/* Bumped whenever a byte is marked or unmarked (rp_atomics_repoll). */
+/* Bumped whenever a byte is marked or unmarked (rp_atomics_polled). */
 static ULong version;
 
 /* The last poll: a receive passed on from a plain load (rp_atomics_polled). */
@@ -85,8 +85,12 @@ Bool rp_atomics_mark(Addr addr, UWord size)
 /* Unmarks the bytes of one word that lie in [addr, addr + size). */
 static void forget_in_word(UWord word, Addr addr, SizeT size)
 {
-    UChar had = bytes_of(word), keep = had;
+    UChar had, keep;
     UInt i;
+
+    if (!rp_atomics_may_hold(word << 3))
+        return;
+    had = keep = bytes_of(word);
 
     for (i = 0; i < 8; i++)
         if ((word << 3) + i - addr < size)
