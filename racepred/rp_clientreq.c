@@ -15,6 +15,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "rp_annotations.h"
+#include "rp_barriers.h"
 #include "rp_clientreq.h"
 #include "rp_heap.h"
 #include "rp_locks.h"
@@ -60,6 +61,18 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         break;
     case RP_USERREQ_SYNC_RECV:
         rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_of_vg(tid), arg[1], 0, 0);
+        break;
+    case RP_USERREQ_BARRIER_INIT:
+        rp_barriers_init_barrier(arg[1], arg[2]);
+        break;
+    case RP_USERREQ_BARRIER_ARRIVE:
+        *ret = rp_barriers_arrive(tid, arg[1]);
+        return True;
+    case RP_USERREQ_BARRIER_DEPART:
+        rp_barriers_depart(tid, arg[1], arg[2]);
+        break;
+    case RP_USERREQ_BARRIER_DESTROY:
+        rp_barriers_destroy(arg[1]);
         break;
     default:
         /* In racepred's range but neither the preload's nor racepred.h's:

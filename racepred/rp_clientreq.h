@@ -37,7 +37,17 @@ typedef enum {
     /* arg1 = sync object: a hard happens-before source (cond signal). */
     RP_USERREQ_SYNC_SEND,
     /* arg1 = sync object: ordered after every earlier SYNC_SEND on it. */
-    RP_USERREQ_SYNC_RECV
+    RP_USERREQ_SYNC_RECV,
+    /* arg1 = barrier, arg2 = count: pthread_barrier_init succeeded. */
+    RP_USERREQ_BARRIER_INIT,
+    /* arg1 = barrier: the caller is about to wait on it.  Returns the
+     * round's sync object, which the caller passes to BARRIER_DEPART. */
+    RP_USERREQ_BARRIER_ARRIVE,
+    /* arg1 = barrier, arg2 = what BARRIER_ARRIVE returned: the wait is
+     * over. */
+    RP_USERREQ_BARRIER_DEPART,
+    /* arg1 = barrier: pthread_barrier_destroy succeeded. */
+    RP_USERREQ_BARRIER_DESTROY
 } rp_userreq;
 
 #endif

@@ -371,17 +371,43 @@ RP_PTH_FUNC(int, semZutimedwaitZAZa, sem_t *sem, const struct timespec *abstime)
     return ret;
 }
 
-/* Every thread sends on arrival and receives on departure; the barrier
- * lets nobody depart before all have arrived, so each departure is
- * ordered after every arrival of the round. */
-RP_PTH_FUNC(int, pthreadZubarrierZuwait, pthread_barrier_t *barrier)
+/* A barrier's rounds are told apart by the tool (rp_barriers.h), which
+ * must know its count: a thread sends on its round's object on arrival
+ * and receives on it on departure. */
+RP_PTH_FUNC(int, pthreadZubarrierZuinit, pthread_barrier_t *barrier,
+            const pthread_barrierattr_t *attr, unsigned count)
 {
     OrigFn fn;
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, barrier, 0);
+    CALL_FN_W_WWW(ret, fn, barrier, attr, count);
+    if (ret == 0)
+        RP_PTH_REQUEST(RP_USERREQ_BARRIER_INIT, barrier, count);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZubarrierZuwait, pthread_barrier_t *barrier)
+{
+    OrigFn fn;
+    int ret;
+    unsigned long round;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    round = RP_REQUEST_EXPR(RP_USERREQ_BARRIER_ARRIVE, barrier, 0);
     CALL_FN_W_W(ret, fn, barrier);
-    RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, barrier, 0);
+    RP_PTH_REQUEST(RP_USERREQ_BARRIER_DEPART, barrier, round);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZubarrierZudestroy, pthread_barrier_t *barrier)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_W(ret, fn, barrier);
+    if (ret == 0)
+        RP_PTH_REQUEST(RP_USERREQ_BARRIER_DESTROY, barrier, 0);
     return ret;
 }

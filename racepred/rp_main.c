@@ -19,6 +19,7 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
 
+#include "rp_barriers.h"
 #include "rp_errors.h"
 #include "rp_filter.h"
 #include "rp_heap.h"
@@ -290,6 +291,7 @@ static void pre_clo_init(void)
     rp_filter_set(RP_FILTER_DEFAULT);
     rp_threads_init();
     rp_locks_init();
+    rp_barriers_init();
     rp_heap_init();
     rp_errors_init();
     rp_clientreq_init();

@@ -34,6 +34,9 @@
 
 #define RP_REQUEST(req, a1, a2)                                              \
     VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), 0, 0, 0)
+/* A request whose answer the wrapper needs (0 outside Valgrind). */
+#define RP_REQUEST_EXPR(req, a1, a2)                                         \
+    VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (req), (a1), (a2), 0, 0, 0)
 #define RP_REQUEST3(req, a1, a2, a3)                                         \
     VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), 0, 0)
 
