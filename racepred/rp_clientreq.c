@@ -54,7 +54,7 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         rp_heap_block_resized(arg[1], arg[2]);
         break;
     case RP_USERREQ_HEAP_BLOCK_FREE:
-        rp_heap_block_free(arg[1]);
+        rp_heap_block_free(tid, arg[1], arg[2]);
         break;
     case RP_USERREQ_SYNC_SEND:
         rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_of_vg(tid), arg[1], 0, 0);

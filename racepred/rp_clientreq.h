@@ -32,7 +32,8 @@ typedef enum {
     RP_USERREQ_HEAP_BLOCK_NEW,
     /* arg1 = first byte, arg2 = new size: realloc kept the block in place. */
     RP_USERREQ_HEAP_BLOCK_RESIZED,
-    /* arg1 = first byte: the block is about to be freed. */
+    /* arg1 = first byte, arg2 = the caller of free (or realloc): the block
+     * is about to be freed. */
     RP_USERREQ_HEAP_BLOCK_FREE,
     /* arg1 = sync object: a hard happens-before source (cond signal). */
     RP_USERREQ_SYNC_SEND,

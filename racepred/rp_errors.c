@@ -38,6 +38,8 @@ typedef struct {
     Bool confirmed;
     Bool is_write;
     Bool prev_is_write;
+    Bool is_free;           /* the write is a free (rp_site.h) */
+    Bool prev_is_free;
     UInt size;
     UInt prev_size;
     rp_tid_t tid;
@@ -69,8 +71,10 @@ static const HChar *race_status(const rp_race_extra *x)
     return x->confirmed ? "predicted" : "predicted, unconfirmed";
 }
 
-static const HChar *access_name(Bool is_write)
+static const HChar *access_name(Bool is_write, Bool is_free)
 {
+    if (is_free)
+        return "free";
     return is_write ? "write" : "read";
 }
 
@@ -212,6 +216,8 @@ void rp_errors_report(void *ctx, const rp_race *race)
     extra.confirmed = race->confirmed;
     extra.is_write = race->second.is_write;
     extra.prev_is_write = race->first.is_write;
+    extra.is_free = rp_site_is_free(race->second.site);
+    extra.prev_is_free = rp_site_is_free(race->first.site);
     extra.size = race->second.size;
     extra.prev_size = race->first.size;
     extra.tid = race->second.tid;
@@ -437,7 +443,7 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
     VG_(printf_xml)("    <text>Data race (%s, %s) during %s of size %u at %#lx "
                     "by thread #%u</text>\n",
                     x->detector, race_status(x),
-                    access_name(x->is_write), x->size, VG_(get_error_address)(err),
+                    access_name(x->is_write, x->is_free), x->size, VG_(get_error_address)(err),
                     x->tid + 1);
     VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->tid + 1);
     VG_(printf_xml)("  </xwhat>\n");
@@ -450,7 +456,7 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
     VG_(printf_xml)("  <xauxwhat>\n");
     VG_(printf_xml)("    <text>This conflicts with a previous %s of size %u "
                     "by thread #%u</text>\n",
-                    access_name(x->prev_is_write), x->prev_size, x->prev_tid + 1);
+                    access_name(x->prev_is_write, x->prev_is_free), x->prev_size, x->prev_tid + 1);
     VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->prev_tid + 1);
     VG_(printf_xml)("  </xauxwhat>\n");
     if (x->prev_where != NULL)
@@ -473,7 +479,7 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
 
     VG_(umsg)("Data race (%s, %s) during %s of size %u at %#lx by thread #%u\n",
               x->detector, race_status(x),
-              access_name(x->is_write), x->size, VG_(get_error_address)(err),
+              access_name(x->is_write, x->is_free), x->size, VG_(get_error_address)(err),
               x->tid + 1);
     if (count_bits(x->found_by) > 1) {
         detector_names(held, sizeof held, x->found_by);
@@ -484,7 +490,7 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
     VG_(pp_ExeContext)(VG_(get_error_where)(err));
     VG_(umsg)("\n");
     VG_(umsg)("This conflicts with a previous %s of size %u by thread #%u\n",
-              access_name(x->prev_is_write), x->prev_size, x->prev_tid + 1);
+              access_name(x->prev_is_write, x->prev_is_free), x->prev_size, x->prev_tid + 1);
     locks_held(held, sizeof held, x->prev_locks);
     VG_(umsg)("%s\n", held);
     if (x->prev_where != NULL)
@@ -513,12 +519,14 @@ static void keep_for_sarif(const Error *err, rp_race_extra *x)
     r.status = race_status(x);
     r.addr = VG_(get_error_address)(err);
     r.access.is_write = x->is_write;
+    r.access.is_free = x->is_free;
     r.access.size = x->size;
     r.access.thread = x->tid + 1;
     r.access.where = VG_(get_error_where)(err);
     r.access.locks = rp_locks_lockset(x->locks, &r.access.n_locks);
     r.access.locks_unknown = x->locks == RP_SITE_LOCKSET_MAX;
     r.previous.is_write = x->prev_is_write;
+    r.previous.is_free = x->prev_is_free;
     r.previous.size = x->prev_size;
     r.previous.thread = x->prev_tid + 1;
     r.previous.where = x->prev_where;

@@ -8,7 +8,10 @@
 #include "pub_tool_tooliface.h"
 
 #include "rp_atomics.h"
+#include "rp_filter.h"
 #include "rp_heap.h"
+#include "rp_locks.h"
+#include "rp_site.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -131,8 +134,34 @@ void rp_heap_block_resized(Addr addr, SizeT size)
         b->size = size;
 }
 
-void rp_heap_block_free(Addr addr)
+Bool rp_heap_free_is_write = True;
+
+/* The free of block b by `tid`, as a write of its bytes at `caller`. */
+static void write_block(rp_tid_t tid, const rp_block *b, Addr caller)
 {
+    SizeT done, piece;
+
+    for (done = 0; done < b->size; done += piece) {
+        piece = b->size - done > UINT32_MAX ? UINT32_MAX : b->size - done;
+        rp_tool_emit(RP_EV_WRITE, tid, b->key + done, (uint32_t)piece,
+                     (caller & RP_SITE_IP_MASK) | RP_SITE_FREE | rp_locks_tag(tid));
+    }
+}
+
+void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
+{
+    /* Still in the table while it is written: a report describes the
+     * address as inside it. */
+    rp_block *b = VG_(HT_lookup)(blocks, addr);
+
+    if (b == NULL)
+        return;
+    /* A free inside code racepred does not instrument (libc's own blocks,
+     * rp_filter.h) is as invisible as that code's accesses; so is one of
+     * a thread that ignores its writes. */
+    if (rp_heap_free_is_write && rp_filter_instruments(caller)
+        && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
+        write_block(rp_threads_of_vg(vg_tid), b, caller);
     VG_(free)(VG_(HT_remove)(blocks, addr));
 }
 

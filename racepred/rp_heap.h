@@ -31,8 +31,16 @@ void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable);
 /* A block realloc resized in place. */
 void rp_heap_block_resized(Addr addr, SizeT size);
 
-/* The block at `addr` is being freed. */
-void rp_heap_block_free(Addr addr);
+/* --free-is-write (default yes): a free writes its block. */
+extern Bool rp_heap_free_is_write;
+
+/* `vg_tid` is about to free the block at `addr`, called from `caller`.
+ * With rp_heap_free_is_write the free is a write of every byte of the
+ * block, at the caller's code location: an access of another thread that
+ * is not ordered before it races with it (a use of memory some thread may
+ * free meanwhile), as in ThreadSanitizer and Helgrind's
+ * --free-is-write=yes. */
+void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller);
 
 /* Fills `ai` for an address inside a live block; False if there is none. */
 Bool rp_heap_describe(Addr addr, AddrInfo *ai);

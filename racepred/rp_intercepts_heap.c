@@ -113,19 +113,20 @@ RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
         return p;
     }
     if (old != NULL)
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, old, 0);
+        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, old, __builtin_return_address(0));
     announce_block(p, size);
     return p;
 }
 
 /* Withdrawn before the real call: once free returns, another thread may
- * get the same address from malloc. */
+ * get the same address from malloc.  The caller's address names the free
+ * in reports (rp_heap.h, --free-is-write). */
 RP_LIBC_FUNC(void, free, void *p)
 {
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
     if (p != NULL)
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, p, 0);
+        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, p, __builtin_return_address(0));
     CALL_FN_v_W(fn, p);
 }

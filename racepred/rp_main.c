@@ -119,6 +119,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BINT_CLO(arg, "--offline-spill", clo_offline_spill_mb, 0, 1LL << 30) {
     } else if VG_BINT_CLO(arg, "--max-memory", clo_max_memory_mb, 0, 1LL << 30) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
+    } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -145,7 +146,9 @@ static void print_usage(void)
 "                              confirms, marked unconfirmed [no]\n"
 "    --history-level=none|approx|full  what a report shows of the earlier\n"
 "                              access: nothing, its instruction, or its full\n"
-"                              stack (slower) [approx]\n");
+"                              stack (slower) [approx]\n"
+"    --free-is-write=yes|no    a free (or a realloc that moves) writes the\n"
+"                              whole block [yes]\n");
     VG_(printf)(
 "    --window=N                events kept to build witnesses for predicted\n"
 "                              races (%u..%u, 24 bytes each) [%u]\n",

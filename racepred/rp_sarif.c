@@ -266,16 +266,18 @@ static void stack(ExeContext *ec, const HChar *message)
 
 /* ---- Results ------------------------------------------------------- */
 
-static const HChar *kind(Bool is_write)
+static const HChar *kind(const rp_sarif_access *a)
 {
-    return is_write ? "write" : "read";
+    if (a->is_free)
+        return "free";
+    return a->is_write ? "write" : "read";
 }
 
 static void describe_access(HChar *buf, SizeT size, const rp_sarif_access *a,
                             const HChar *what)
 {
     VG_(snprintf)(buf, size, "%s%s of size %u by thread #%u", what,
-                  kind(a->is_write), a->size, a->thread);
+                  kind(a), a->size, a->thread);
 }
 
 static void access_properties(const HChar *key, const rp_sarif_access *a)
@@ -283,7 +285,7 @@ static void access_properties(const HChar *key, const rp_sarif_access *a)
     UInt i;
 
     rp_outfile_printf(&file, "\"%s\": {\"kind\": \"%s\", \"size\": %u, "
-                      "\"thread\": %u, \"locksHeld\": ", key, kind(a->is_write),
+                      "\"thread\": %u, \"locksHeld\": ", key, kind(a),
                       a->size, a->thread);
     if (a->locks_unknown) {
         rp_outfile_puts(&file, "null}");
@@ -302,9 +304,9 @@ static void result_message(const rp_sarif_race *r)
     VG_(snprintf)(text, sizeof text, "Data race (%s, %s) during %s of size %u "
                   "at %#lx by thread #%u; it conflicts with a previous %s of "
                   "size %u by thread #%u", r->detector,
-                  r->status, kind(r->access.is_write),
+                  r->status, kind(&r->access),
                   r->access.size, r->addr, r->access.thread,
-                  kind(r->previous.is_write), r->previous.size, r->previous.thread);
+                  kind(&r->previous), r->previous.size, r->previous.thread);
     rp_outfile_puts(&file, "\"message\": {");
     json_field("text", text);
     rp_outfile_puts(&file, "}");

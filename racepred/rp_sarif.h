@@ -39,6 +39,7 @@
 
 typedef struct rp_sarif_access {
     Bool is_write;
+    Bool is_free;           /* the write is a free (--free-is-write) */
     UInt size;
     UInt thread;            /* racepred's, 1-based as in the report */
     ExeContext *where;      /* NULL: not recorded (--history-level=none) */

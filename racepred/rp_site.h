@@ -5,8 +5,10 @@
  * back with a race, so whatever the site holds costs them nothing more.
  * The tool packs two things into it:
  *
- *   bits  0-47  the guest instruction address of the access (amd64 user
+ *   bits  0-46  the guest instruction address of the access (amd64 user
  *               code lives below 2^47);
+ *   bit  47     the access is the free of a heap block (rp_heap.h), and
+ *               the address is the caller of free;
  *   bits 48-63  the lockset id of the accessing thread at that moment
  *               (rp_locks.h): 0 = no lock held.
  *
@@ -22,7 +24,8 @@
 #include "pub_tool_basics.h"
 
 #define RP_SITE_LOCKSET_SHIFT 48
-#define RP_SITE_IP_MASK ((1ULL << RP_SITE_LOCKSET_SHIFT) - 1)
+#define RP_SITE_FREE (1ULL << 47)
+#define RP_SITE_IP_MASK (RP_SITE_FREE - 1)
 /* Largest lockset id; rp_locks gives it to every set past the
  * 65,535th distinct one ("not recorded"). */
 #define RP_SITE_LOCKSET_MAX 0xFFFFu
@@ -34,6 +37,11 @@ extern ULong rp_site_current_tag;
 static inline Addr rp_site_ip(ULong site)
 {
     return (Addr)(site & RP_SITE_IP_MASK);
+}
+
+static inline Bool rp_site_is_free(ULong site)
+{
+    return (site & RP_SITE_FREE) != 0;
 }
 
 static inline UInt rp_site_lockset(ULong site)

@@ -49,7 +49,7 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds"
+racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free"
 race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds"
 
 failures=0
@@ -159,6 +159,16 @@ if [ "$rc" -eq 0 ] && grep -q 'using generic scheduler' "$tmp/err"; then
     pass "poll_counters: --fair-sched=no is honoured"
 else
     fail "poll_counters: --fair-sched=no: exit code $rc or not the generic lock"
+fi
+
+# A free is a write of its block unless --free-is-write=no (rp_heap.h):
+# then racy_free's only race is gone.
+run_tool -q --free-is-write=no --error-exitcode=42 "$progs/racy_free"
+if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then
+    pass "racy_free: --free-is-write=no reports nothing"
+else
+    fail "racy_free: --free-is-write=no: exit code $rc"
+    cat "$tmp/err"
 fi
 
 # Programs that must behave as natively under the tool: same stdout, same
