@@ -41,6 +41,9 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_JOIN_PRE:
         rp_threads_join_pre(tid, arg[1]);
         break;
+    case RP_USERREQ_JOIN_DONE:
+        rp_threads_join_done(tid, arg[1]);
+        break;
     case RP_USERREQ_LOCK_ACQUIRED:
         rp_locks_acquired(tid, arg[1], arg[2] != 0);
         break;

@@ -22,6 +22,8 @@ typedef enum {
     RP_USERREQ_THREAD_CREATED,
     /* arg1 = pthread_t the caller is about to join. */
     RP_USERREQ_JOIN_PRE,
+    /* arg1 = pthread_t a non-blocking or timed join just joined. */
+    RP_USERREQ_JOIN_DONE,
     /* arg1 = mutex or rwlock, arg2 = 1 for an rwlock's read side: the
      * caller now holds it (the real lock call succeeded). */
     RP_USERREQ_LOCK_ACQUIRED,

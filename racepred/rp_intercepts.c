@@ -79,6 +79,47 @@ RP_PTH_FUNC(int, pthreadZujoin, pthread_t thread, void **result)
     return ret;
 }
 
+/* The non-blocking and timed joins may fail (the child still runs); the
+ * edge goes in only when they succeed, after the real call. */
+static int join_done(int ret, pthread_t thread)
+{
+    if (ret == 0)
+        RP_PTH_REQUEST(RP_USERREQ_JOIN_DONE, thread, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZutryjoinZunp, pthread_t thread, void **result)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WW(ret, fn, thread, result);
+    return join_done(ret, thread);
+}
+
+RP_PTH_FUNC(int, pthreadZutimedjoinZunp, pthread_t thread, void **result,
+            const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWW(ret, fn, thread, result, abstime);
+    return join_done(ret, thread);
+}
+
+RP_PTH_FUNC(int, pthreadZuclockjoinZunp, pthread_t thread, void **result,
+            clockid_t clock, const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWWW(ret, fn, thread, result, clock, abstime);
+    return join_done(ret, thread);
+}
+
 /* ---- mutexes ------------------------------------------------------------ */
 
 static int lock_wrk(OrigFn fn, pthread_mutex_t *mutex)
@@ -115,6 +156,19 @@ RP_PTH_FUNC(int, pthreadZumutexZutimedlock, pthread_mutex_t *mutex,
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(ret, fn, mutex, abstime);
+    if (ret == 0)
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZumutexZuclocklock, pthread_mutex_t *mutex,
+            clockid_t clock, const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWW(ret, fn, mutex, clock, abstime);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return ret;
@@ -173,6 +227,58 @@ RP_PTH_FUNC(int, pthreadZurwlockZutrywrlock, pthread_rwlock_t *rwlock)
 
     VALGRIND_GET_ORIG_FN(fn);
     return rwlock_wrk(fn, rwlock, 0);
+}
+
+/* The timed variants: the same, once the real call succeeded. */
+static int rwlock_timed_done(int ret, pthread_rwlock_t *rwlock, int shared)
+{
+    if (ret == 0)
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, rwlock, shared);
+    return ret;
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZutimedrdlock, pthread_rwlock_t *rwlock,
+            const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WW(ret, fn, rwlock, abstime);
+    return rwlock_timed_done(ret, rwlock, 1);
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZutimedwrlock, pthread_rwlock_t *rwlock,
+            const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WW(ret, fn, rwlock, abstime);
+    return rwlock_timed_done(ret, rwlock, 0);
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZuclockrdlock, pthread_rwlock_t *rwlock,
+            clockid_t clock, const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWW(ret, fn, rwlock, clock, abstime);
+    return rwlock_timed_done(ret, rwlock, 1);
+}
+
+RP_PTH_FUNC(int, pthreadZurwlockZuclockwrlock, pthread_rwlock_t *rwlock,
+            clockid_t clock, const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWW(ret, fn, rwlock, clock, abstime);
+    return rwlock_timed_done(ret, rwlock, 0);
 }
 
 RP_PTH_FUNC(int, pthreadZurwlockZuunlock, pthread_rwlock_t *rwlock)
@@ -295,6 +401,21 @@ RP_PTH_FUNC(int, pthreadZucondZutimedwaitZAZa, pthread_cond_t *cond,
     return ret;
 }
 
+RP_PTH_FUNC(int, pthreadZucondZuclockwait, pthread_cond_t *cond,
+            pthread_mutex_t *mutex, clockid_t clock, const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
+    CALL_FN_W_WWWW(ret, fn, cond, mutex, clock, abstime);
+    RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
+    if (ret == 0)
+        RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
+    return ret;
+}
+
 RP_PTH_FUNC(int, pthreadZucondZusignalZAZa, pthread_cond_t *cond)
 {
     OrigFn fn;
@@ -366,6 +487,19 @@ RP_PTH_FUNC(int, semZutimedwaitZAZa, sem_t *sem, const struct timespec *abstime)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(ret, fn, sem, abstime);
+    if (ret == 0)
+        RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
+    return ret;
+}
+
+RP_PTH_FUNC(int, semZuclockwait, sem_t *sem, clockid_t clock,
+            const struct timespec *abstime)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWW(ret, fn, sem, clock, abstime);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
     return ret;

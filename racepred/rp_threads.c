@@ -248,3 +248,14 @@ void rp_threads_join_pre(ThreadId joiner, UWord child_pthread)
     else
         child->waiting_joiner = joiner_rp;
 }
+
+/* The child has exited (the join succeeded), so all its events are in the
+ * stream; the joiner's libc reads of its struct pthread are not
+ * instrumented, so the edge may come after the real call. */
+void rp_threads_join_done(ThreadId joiner, UWord child_pthread)
+{
+    rp_pthread_node *node = VG_(HT_lookup)(by_pthread, child_pthread);
+
+    if (node != NULL && !threads[node->rp_tid].joined)
+        emit_join(rp_threads_of_vg(joiner), node->rp_tid);
+}

@@ -57,4 +57,9 @@ ExeContext *rp_threads_created_at(rp_tid_t tid);
 void rp_threads_created(ThreadId parent, UWord child_pthread);
 void rp_threads_join_pre(ThreadId joiner, UWord child_pthread);
 
+/* `joiner` joined `child_pthread` with pthread_tryjoin_np, _timedjoin_np
+ * or _clockjoin_np (the call succeeded): the join edge, unless a blocking
+ * join already put it in. */
+void rp_threads_join_done(ThreadId joiner, UWord child_pthread);
+
 #endif
