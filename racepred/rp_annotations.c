@@ -83,14 +83,7 @@ static void clean_memory(ThreadId tid, const HChar *request, UWord addr,
 {
     if (!range_ok(request, addr, size))
         return;
-    /* An event carries at most 4 GiB; larger ranges go in pieces. */
-    while (size > 0) {
-        uint32_t piece = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-
-        rp_tool_emit(RP_EV_FORGET, rp_threads_of_vg(tid), addr, piece, 0);
-        addr += piece;
-        size -= piece;
-    }
+    rp_tool_emit_range(RP_EV_FORGET, rp_threads_of_vg(tid), addr, size, 0);
 }
 
 static void benign(const HChar *request, UWord addr, UWord size, Bool on)

@@ -29,17 +29,11 @@ typedef struct {
 
 static VgHashTable *blocks;
 
-/* [addr, addr + len) is fresh memory, in pieces an event can carry. */
+/* [addr, addr + len) is fresh memory. */
 static void forget_range(Addr addr, SizeT len)
 {
-    while (len > 0) {
-        uint32_t piece = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
-
-        rp_atomics_forget(addr, piece);
-        rp_tool_emit(RP_EV_FORGET, rp_threads_current, addr, piece, 0);
-        addr += piece;
-        len -= piece;
-    }
+    rp_atomics_forget(addr, len);
+    rp_tool_emit_range(RP_EV_FORGET, rp_threads_current, addr, len, 0);
 }
 
 /* A mapping is new memory whatever was mapped there before (a file, a
@@ -136,23 +130,13 @@ void rp_heap_block_resized(Addr addr, SizeT size)
 
 Bool rp_heap_free_is_write = True;
 
-/* The free of block b by `tid`, as a write of its bytes at `caller`. */
-static void write_block(rp_tid_t tid, const rp_block *b, Addr caller)
-{
-    SizeT done, piece;
-
-    for (done = 0; done < b->size; done += piece) {
-        piece = b->size - done > UINT32_MAX ? UINT32_MAX : b->size - done;
-        rp_tool_emit(RP_EV_WRITE, tid, b->key + done, (uint32_t)piece,
-                     (caller & RP_SITE_IP_MASK) | RP_SITE_FREE | rp_locks_tag(tid));
-    }
-}
 
 void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
 {
     /* Still in the table while it is written: a report describes the
      * address as inside it. */
     rp_block *b = VG_(HT_lookup)(blocks, addr);
+    rp_tid_t tid = rp_threads_of_vg(vg_tid);
 
     if (b == NULL)
         return;
@@ -161,7 +145,8 @@ void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
      * a thread that ignores its writes. */
     if (rp_heap_free_is_write && rp_filter_instruments(caller)
         && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
-        write_block(rp_threads_of_vg(vg_tid), b, caller);
+        rp_tool_emit_range(RP_EV_WRITE, tid, b->key, b->size,
+                           (caller & RP_SITE_IP_MASK) | RP_SITE_FREE | rp_locks_tag(tid));
     VG_(free)(VG_(HT_remove)(blocks, addr));
 }
 

@@ -9,6 +9,7 @@
  * stack is recycled, so a later pthread_create simply overwrites).
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_machine.h"
@@ -17,6 +18,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "rp_threads.h"
+#include "rp_atomics.h"
 #include "rp_history.h"
 #include "rp_instrument.h"
 #include "rp_locks.h"
@@ -101,15 +103,23 @@ static void on_ll_create(ThreadId parent, ThreadId child)
  * which racepred does not see.  Without this, the new thread's first use
  * of each stack slot would race with the old owner's last one (a detached
  * thread's stack reused by the next thread, for instance).  Valgrind knows
- * the stack as the whole mapping the thread's SP was in at clone time. */
+ * the stack as the mapping the thread's SP was in at clone time, up to
+ * that SP; glibc keeps the thread's static TLS (its __thread variables)
+ * and its struct pthread above it, at the top of the same mapping, and
+ * they are reused with the stack, so the whole mapping is fresh. */
 static void on_first_insn(ThreadId tid)
 {
     Addr top = VG_(thread_get_stack_max)(tid);
     SizeT size = VG_(thread_get_stack_size)(tid);
+    NSegment const *seg = VG_(am_find_nsegment)(top);
+    Addr first = top - size + 1;
 
-    if (size == 0 || size > UINT32_MAX)
+    if (size == 0)
         return;
-    rp_tool_emit(RP_EV_FORGET, rp_by_vg[tid], top - size + 1, (uint32_t)size, 0);
+    if (seg != NULL && seg->kind == SkAnonC && seg->end > top)
+        top = seg->end;
+    rp_atomics_forget(first, top - first + 1);
+    rp_tool_emit_range(RP_EV_FORGET, rp_by_vg[tid], first, top - first + 1, 0);
 }
 
 /* The scheduler is about to run `tid`; every access until the next call is

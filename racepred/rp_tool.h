@@ -46,6 +46,20 @@ static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
         rp_record_event(&e);
 }
 
+/* rp_tool_emit for a range of any length: an event carries at most
+ * 4 GiB, so larger ranges go in pieces. */
+static inline void rp_tool_emit_range(rp_event_kind kind, rp_tid_t tid, uint64_t addr,
+                                      uint64_t len, uint64_t site)
+{
+    while (len > 0) {
+        uint32_t piece = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+
+        rp_tool_emit(kind, tid, addr, piece, site);
+        addr += piece;
+        len -= piece;
+    }
+}
+
 /* Registers the client-request handler (rp_clientreq.c). */
 void rp_clientreq_init(void);
 
