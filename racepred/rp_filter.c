@@ -1,4 +1,4 @@
-/* rp_filter.c — the ignored-objects list; see rp_filter.h. */
+/* rp_filter.c — the ignored and synchronising objects; see rp_filter.h. */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcbase.h"
@@ -9,30 +9,35 @@
 
 #define RP_FILTER_MAX_PATTERNS 32
 
-static HChar *patterns_copy;
-static const HChar *patterns[RP_FILTER_MAX_PATTERNS];
-static UInt n_patterns;
+/* A comma-separated list of globs, split in place in its own copy. */
+typedef struct {
+    HChar *copy;
+    const HChar *pattern[RP_FILTER_MAX_PATTERNS];
+    UInt n;
+} pattern_list;
 
-Bool rp_filter_set(const HChar *list)
+static pattern_list ignored, synchronising;
+
+static Bool list_set(pattern_list *l, const HChar *list)
 {
     HChar *p;
 
-    VG_(free)(patterns_copy);
-    patterns_copy = NULL;
-    n_patterns = 0;
+    VG_(free)(l->copy);
+    l->copy = NULL;
+    l->n = 0;
     if (VG_(strcmp)(list, "none") == 0)
         return True;
     if (list[0] == '\0')
         return False;
-    patterns_copy = VG_(strdup)("rp.filter.patterns", list);
-    for (p = patterns_copy; *p != '\0'; ) {
+    l->copy = VG_(strdup)("rp.filter.patterns", list);
+    for (p = l->copy; *p != '\0'; ) {
         HChar *end = p;
 
         while (*end != '\0' && *end != ',')
             end++;
-        if (end == p || n_patterns == RP_FILTER_MAX_PATTERNS)
+        if (end == p || l->n == RP_FILTER_MAX_PATTERNS)
             return False;
-        patterns[n_patterns++] = p;
+        l->pattern[l->n++] = p;
         if (*end == '\0')
             break;
         *end = '\0';
@@ -43,46 +48,70 @@ Bool rp_filter_set(const HChar *list)
     return True;
 }
 
-static Bool name_is_ignored(const HChar *name)
+Bool rp_filter_set(const HChar *patterns)
+{
+    return list_set(&ignored, patterns);
+}
+
+Bool rp_filter_set_sync(const HChar *patterns)
+{
+    return list_set(&synchronising, patterns);
+}
+
+static Bool name_matches(const pattern_list *l, const HChar *name)
 {
     UInt i;
 
-    for (i = 0; i < n_patterns; i++)
-        if (VG_(string_match)(patterns[i], name))
+    for (i = 0; i < l->n; i++)
+        if (VG_(string_match)(l->pattern[i], name))
             return True;
     return False;
 }
 
-static Bool object_is_ignored(const DebugInfo *di)
+/* Whether the object's soname, else its file name without the
+ * directories, matches a pattern of l. */
+static Bool object_matches(const pattern_list *l, const DebugInfo *di)
 {
     const HChar *soname = VG_(DebugInfo_get_soname)(di);
     const HChar *filename = VG_(DebugInfo_get_filename)(di);
     const HChar *base = filename;
     const HChar *p;
 
+    if (l->n == 0)
+        return False;
     if (soname != NULL && soname[0] != '\0' && VG_(strcmp)(soname, "NONE") != 0
-        && name_is_ignored(soname))
+        && name_matches(l, soname))
         return True;
     if (filename == NULL)
         return False;
     for (p = filename; *p != '\0'; p++)
         if (*p == '/')
             base = p + 1;
-    return name_is_ignored(base);
+    return name_matches(l, base);
 }
 
-/* Asked once per guest instruction at translation time only (the
- * verdict is baked into the translation), so no cache: a cache keyed on
- * address ranges would go stale when dlclose/dlopen reuse them. */
-Bool rp_filter_instruments(Addr guest_addr)
+/* Asked once per guest instruction at translation time (the verdict is
+ * baked into the translation) and once per free, so no cache: a cache
+ * keyed on address ranges would go stale when dlclose/dlopen reuse them.
+ * An object on both lists is ignored. */
+rp_code_kind rp_filter_kind(Addr guest_addr)
 {
     DebugInfo *di;
 
-    if (n_patterns == 0)
-        return True;
+    if (ignored.n == 0 && synchronising.n == 0)
+        return RP_CODE_ACCESSES;
     di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), guest_addr);
     /* Code Valgrind has no object for (JIT output) is the program's own. */
     if (di == NULL)
-        return True;
-    return !object_is_ignored(di);
+        return RP_CODE_ACCESSES;
+    if (object_matches(&ignored, di))
+        return RP_CODE_IGNORED;
+    if (object_matches(&synchronising, di))
+        return RP_CODE_SYNC;
+    return RP_CODE_ACCESSES;
+}
+
+Bool rp_filter_instruments(Addr guest_addr)
+{
+    return rp_filter_kind(guest_addr) == RP_CODE_ACCESSES;
 }

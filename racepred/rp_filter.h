@@ -22,9 +22,23 @@
  * contexts were such false alarms, and memory use was 2.6 times higher
  * (docs/reliability.md).
  *
- * The set is a comma-separated list of glob patterns (`*`, `?`) matched
+ * Synchronising objects (--sync-objects, default libgomp) are runtimes
+ * that hand work and data between threads with their own futexes and
+ * with atomic loads and stores, which on x86 are plain moves: ignoring
+ * them would lose the ordering they make (an OpenMP parallel region's
+ * start and its barriers), and instrumenting them as program code would
+ * report their internal flags as races and still not see the ordering.
+ * So every load in their code is an acquire and every store a release of
+ * the aligned word it touches (as for a variable an atomic RMW marked,
+ * rp_atomics.h), and never an access: whatever one thread published
+ * through the runtime, another that read it there is ordered after.  That
+ * may order more than the runtime's real synchronisation does (a race of
+ * the program through unrelated work the runtime handed over is missed),
+ * never less.
+ *
+ * Each set is a comma-separated list of glob patterns (`*`, `?`) matched
  * against the soname of the object the code belongs to, falling back to
- * its file name; --ignore-objects=none instruments everything.
+ * its file name; `none` empties it.
  */
 #ifndef RP_FILTER_H
 #define RP_FILTER_H
@@ -34,10 +48,25 @@
 #define RP_FILTER_DEFAULT \
     "ld-linux*.so*,libc.so*,libjemalloc.so*,libtcmalloc*.so*,libmimalloc.so*"
 
-/* Checks and stores the pattern list; False when it is malformed. */
-Bool rp_filter_set(const HChar *patterns);
+#define RP_FILTER_SYNC_DEFAULT "libgomp.so*"
 
-/* Whether the instruction at `guest_addr` is to be instrumented. */
+/* What racepred makes of the memory effects of an object's code. */
+typedef enum {
+    RP_CODE_ACCESSES,  /* loads and stores are accesses (the program) */
+    RP_CODE_SYNC,      /* synchronising: a load is an acquire, a store a
+                        * release of its word (--sync-objects) */
+    RP_CODE_IGNORED    /* nothing (--ignore-objects) */
+} rp_code_kind;
+
+/* Check and store a pattern list (--ignore-objects, --sync-objects);
+ * False when it is malformed. */
+Bool rp_filter_set(const HChar *patterns);
+Bool rp_filter_set_sync(const HChar *patterns);
+
+/* What the instruction at `guest_addr` does. */
+rp_code_kind rp_filter_kind(Addr guest_addr);
+
+/* Whether it is the program's own code (RP_CODE_ACCESSES). */
 Bool rp_filter_instruments(Addr guest_addr);
 
 #endif

@@ -32,7 +32,9 @@
  *                        releases too (rp_atomics.h).
  *   Exit                 branch, only when a detector asked for branches
  * Get/Put touch the guest register file, not memory: nothing to do.
- * Code in the ignored objects (rp_filter.h) is copied unchanged.
+ * Code in the ignored objects (rp_filter.h) is copied unchanged; in the
+ * synchronising ones (libgomp) every load is an acquire and every store a
+ * release of its word, and atomics are as anywhere.
  *
  * The site of a read or write also carries the running thread's lockset
  * id in its top bits (rp_site.h): one OR with a global.  With
@@ -183,6 +185,18 @@ static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
     rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, obj, 0, site);
 }
 
+/* A load or store in a synchronising object (rp_filter.h). */
+static VG_REGPARM(2) void on_sync_read(Addr addr, Addr site)
+{
+    if (!polled_again(addr))
+        on_sync_load(addr, site);
+}
+
+static VG_REGPARM(2) void on_sync_write(Addr addr, Addr site)
+{
+    rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, rp_atomics_object(addr), 0, site);
+}
+
 static VG_REGPARM(1) void on_branch(Addr site)
 {
     rp_tool_emit(RP_EV_BRANCH, rp_threads_current, 0, 0, site);
@@ -193,6 +207,18 @@ static VG_REGPARM(1) void on_branch(Addr site)
  * its accesses do not note the callers (--history-level=full); the next
  * access does. */
 static Bool sp_written;
+
+/* What the code being instrumented does (rp_filter.h). */
+static rp_code_kind code_kind;
+
+/* A load or store of a synchronising object: an acquire or a release. */
+static IRDirty *sync_call(Bool is_write, IRExpr *addr, Addr site)
+{
+    return unsafeIRDirty_0_N(2, is_write ? "rp_on_sync_write" : "rp_on_sync_read",
+                             VG_(fnptr_to_fnentry)(is_write ? &on_sync_write
+                                                            : &on_sync_read),
+                             mkIRExprVec_2(addr, mkIRExpr_HWord(site)));
+}
 
 /* Appends a call of on_read or on_write; `guard` may be NULL (always). */
 static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
@@ -206,6 +232,8 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
                               VG_(fnptr_to_fnentry)(&on_access_floor),
                               mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
                                             mkIRExpr_HWord(site)));
+    else if (code_kind == RP_CODE_SYNC)
+        d = sync_call(is_write, addr, site);
     else if (is_write)
         d = unsafeIRDirty_0_N(3, full ? "rp_on_write_full" : "rp_on_write",
                               VG_(fnptr_to_fnentry)(full ? &on_write_full
@@ -361,7 +389,6 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     IRType gWordTy, IRType hWordTy)
 {
     Bool want_branches = rp_tool_engine != NULL && rp_engine_needs_branches(rp_tool_engine);
-    Bool instrumenting = False;
     Addr site = 0;
     IRSB *sb_out;
     Int i;
@@ -372,6 +399,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
         VG_(tool_panic)("racepred: host and guest word sizes differ");
 
     sb_out = deepCopyIRSBExceptStmts(sb_in);
+    code_kind = RP_CODE_IGNORED;
 
     /* The preamble before the first IMark (if any) belongs to no
      * instruction; copy it as it is. */
@@ -387,12 +415,13 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
             continue;
         if (st->tag == Ist_IMark) {
             site = (Addr)st->Ist.IMark.addr;
-            instrumenting = rp_filter_instruments(site);
+            code_kind = rp_filter_kind(site);
             sp_written = False;
         } else if (st->tag == Ist_Put && st->Ist.Put.offset == layout->offset_SP) {
             sp_written = True;
-        } else if (instrumenting) {
-            add_effects(sb_out, sb_out->tyenv, st, site, want_branches);
+        } else if (code_kind != RP_CODE_IGNORED) {
+            add_effects(sb_out, sb_out->tyenv, st, site,
+                        want_branches && code_kind == RP_CODE_ACCESSES);
         }
         addStmtToIRSB(sb_out, st);
     }

@@ -126,6 +126,10 @@ static Bool process_option(const HChar *arg)
         if (!rp_filter_set(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
                                  "object name patterns, or none\n");
+    } else if VG_STR_CLO(arg, "--sync-objects", value) {
+        if (!rp_filter_set_sync(value))
+            VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
+                                 "object name patterns, or none\n");
     } else {
         return False;
     }
@@ -177,9 +181,11 @@ static void print_usage(void)
 "                              cost) [no]\n"
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"
+"    --sync-objects=PAT[,PAT...]|none  objects whose loads and stores are\n"
+"                              acquires and releases, not accesses [%s]\n"
 "    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"
 "    --record-trace=FILE       record the event stream for racepred-analyze [no]\n",
-        RP_FILTER_DEFAULT);
+        RP_FILTER_DEFAULT, RP_FILTER_SYNC_DEFAULT);
 }
 
 static void print_debug_usage(void)
@@ -292,6 +298,7 @@ static void pre_clo_init(void)
                                     print_debug_usage);
 
     rp_filter_set(RP_FILTER_DEFAULT);
+    rp_filter_set_sync(RP_FILTER_SYNC_DEFAULT);
     rp_threads_init();
     rp_locks_init();
     rp_barriers_init();
