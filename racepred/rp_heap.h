@@ -36,10 +36,10 @@ extern Bool rp_heap_free_is_write;
 
 /* `vg_tid` is about to free the block at `addr`, called from `caller`.
  * With rp_heap_free_is_write the free is a write of every byte of the
- * block, at the caller's code location: an access of another thread that
- * is not ordered before it races with it (a use of memory some thread may
- * free meanwhile), as in ThreadSanitizer and Helgrind's
- * --free-is-write=yes. */
+ * block (of its first 64 when the thread holds a lock), at the caller's
+ * code location: an access of another thread that is not ordered before
+ * it races with it (a use of memory some thread may free meanwhile), as
+ * in ThreadSanitizer and Helgrind's --free-is-write=yes. */
 void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller);
 
 /* Fills `ai` for an address inside a live block; False if there is none. */
