@@ -14,8 +14,8 @@
 # builds here, each .vgtest (its prog and args; its tool options are not
 # used) runs natively and under each tool, with a timeout.  A line per
 # test: the races the suite's own expected output shows (Helgrind's
-# "Possible data race" lines, DRD's "Conflicting" lines: that tool's
-# verdict, false alarms included), the error contexts each tool reported,
+# "Possible data race" lines, DRD's "Conflicting" lines, else the contexts
+# of its error summary: that tool's verdict, false alarms included), the error contexts each tool reported,
 # and whether the exit code and stdout (its lines sorted) are the native
 # ones (a program that never ends natively differs too).  tsan_unittest
 # runs each test labelled TP, TN, FP or FN alone, built with its
@@ -77,14 +77,16 @@ build_suite() {
         omp=
         case $n in omp_*) omp=-fopenmp ;; esac
         $cc -g -O0 -pthread $omp -w -include "$build/config.h" -I"$build" -I"$build/include" \
+            -DTHREAD_WRAPPERS='"tsan_thread_wrappers_pthread.h"' \
             -o "$build/$d/tests/$n" "$f" -lm -lrt 2>/dev/null || true
     done
 }
 
-# run_one LOG CMD...: exit code, stdout, contexts of the ERROR SUMMARY.
+# run_one LOG LIMIT CMD...: exit code, stdout and stderr of CMD, stopped
+# after LIMIT seconds.
 run_one() {
-    local log=$1; shift
-    timeout 300 "$@" > "$log.out" 2> "$log.err" < /dev/null
+    local log=$1 limit=$2; shift 2
+    timeout "$limit" "$@" > "$log.out" 2> "$log.err" < /dev/null
     echo $? > "$log.rc"
 }
 
@@ -94,17 +96,25 @@ contexts() {
 
 # run_suite DIR PATTERN: the .vgtest files of DIR/tests.
 run_suite() {
-    local d=$1 pattern=$2 v n prog args exp t line
+    local d=$1 pattern=$2 v n prog args exp t line limit same
     for v in "$src/$d/tests"/*.vgtest; do
         n=$(basename "$v" .vgtest)
         prog=$(sed -n 's/^prog: *//p' "$v" | head -1)
         args=$(sed -n 's/^args: *//p' "$v" | head -1)
+        # Some prog lines carry arguments of their own.
+        case $prog in *" "*) args="${prog#* } $args"; prog=${prog%% *} ;; esac
         exp=$(grep -c "$pattern" "$src/$d/tests/$n.stderr.exp" 2>/dev/null)
+        # Some expected outputs are filtered down to the error summary.
+        [ "${exp:-0}" = 0 ] && exp=$(contexts "$src/$d/tests/$n.stderr.exp" 2>/dev/null)
         (cd "$build/$d/tests" && [ -x "$prog" ]) || { printf '%-8s %-28s not built\n' "$d" "$n"; continue; }
-        (cd "$build/$d/tests" && run_one "$out/logs/$d.$n.native" timeout 60 "./$prog" $args)
+        (cd "$build/$d/tests" && run_one "$out/logs/$d.$n.native" 60 "./$prog" $args)
+        # A program that does not end natively (glibc 2.25+ blocks in
+        # pthread_cond_destroy_busy, a livelock on 2 cores) gets as long.
+        limit=300
+        [ "$(cat "$out/logs/$d.$n.native.rc")" = 124 ] && limit=60
         line=$(printf '%-8s %-28s expected=%-4s' "$d" "$n" "${exp:-?}")
         for t in $tools; do
-            (cd "$build/$d/tests" && run_one "$out/logs/$d.$n.$t" valgrind --tool="$t" "./$prog" $args)
+            (cd "$build/$d/tests" && run_one "$out/logs/$d.$n.$t" $limit valgrind --tool="$t" "./$prog" $args)
             same=same
             # Sorted: threads that print interleave their lines differently.
             cmp -s <(sort "$out/logs/$d.$n.native.out") <(sort "$out/logs/$d.$n.$t.out") \
@@ -127,7 +137,7 @@ run_tsan() {
         sed -E 's|^// test0*([0-9]+): *(TP\|TN\|FP\|FN).*|\1 \2|' | while read -r n label; do
         line=$(printf 'tsan     test%-24s label=%s' "$n" "$label")
         for t in $tools; do
-            (cd "$dir" && run_one "$out/logs/tsan.$n.$t" valgrind --tool="$t" ./tsan_unittest_noexpect "$n")
+            (cd "$dir" && run_one "$out/logs/tsan.$n.$t" 300 valgrind --tool="$t" ./tsan_unittest_noexpect "$n")
             line="$line $t=$(contexts "$out/logs/tsan.$n.$t.err")"
         done
         echo "$line"
