@@ -6,9 +6,11 @@
 
 UChar rp_atomics_filter[(1u << RP_ATOMICS_FILTER_BITS) / 8];
 
-/* Word number (address >> 3) -> its marked bytes (bit i: byte i), stored
- * as the map's value, never 0.  The core's map, not Valgrind's hash table:
- * its lookup is a multiply and a probe, no division. */
+/* Word number (address >> 3) -> its marked bytes (bit i: byte i) in bits
+ * 0-7 and the bytes where a variable starts (the first byte of an RMW) in
+ * bits 8-15, stored as the map's value, never 0.  The core's map, not
+ * Valgrind's hash table: its lookup is a multiply and a probe, no
+ * division. */
 static rp_u64map words;
 static Bool words_ready;
 
@@ -31,18 +33,26 @@ static void filter_set(UWord word)
     rp_atomics_filter[bit >> 3] |= (UChar)(1u << (bit & 7));
 }
 
-static UChar bytes_of(UWord word)
+#define STARTS_SHIFT 8
+
+static UWord state_of(UWord word)
 {
-    return words_ready ? (UChar)(UWord)u64map_get(&words, word) : 0;
+    return words_ready ? (UWord)u64map_get(&words, word) : 0;
 }
 
-static void set_bytes(UWord word, UChar bytes)
+static UChar bytes_of(UWord word)
+{
+    return (UChar)state_of(word);
+}
+
+/* A word none of whose bytes stays marked loses its starts too. */
+static void set_state(UWord word, UWord state)
 {
     version++;
-    if (bytes == 0)
+    if ((UChar)state == 0)
         u64map_remove(&words, word);
     else
-        u64map_put(&words, word, (void *)(UWord)bytes);
+        u64map_put(&words, word, (void *)state);
 }
 
 Bool rp_atomics_holds(Addr addr)
@@ -50,17 +60,31 @@ Bool rp_atomics_holds(Addr addr)
     return (bytes_of(addr >> 3) >> (addr & 7)) & 1;
 }
 
-/* Marks bytes [first, last] of one word; True if one was not marked. */
-static Bool mark_word(UWord word, UInt first, UInt last)
+Addr rp_atomics_object(Addr addr)
 {
-    UChar bytes = (UChar)(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
-    UChar had = bytes_of(word);
+    UWord starts = state_of(addr >> 3) >> STARTS_SHIFT;
+    UInt offset = (UInt)(addr & 7);
 
-    if ((had | bytes) == had)
+    /* The variable holding the byte starts at the last start at or
+     * before it; with none (an RMW from the word before), the word. */
+    while (offset > 0 && !((starts >> offset) & 1))
+        offset--;
+    return (addr & ~(Addr)7) + offset;
+}
+
+/* Marks bytes [first, last] of one word, `first` the start of a variable
+ * when `starts` (the RMW begins in this word); True if the word changed. */
+static Bool mark_word(UWord word, UInt first, UInt last, Bool starts)
+{
+    UWord bytes = ((1u << (last + 1)) - 1) & ~((1u << first) - 1);
+    UWord had = state_of(word);
+    UWord now = had | bytes | (starts ? 1u << (first + STARTS_SHIFT) : 0);
+
+    if (now == had)
         return False;
-    if (had == 0)
+    if ((UChar)had == 0)
         filter_set(word);
-    set_bytes(word, had | bytes);
+    set_state(word, now);
     return True;
 }
 
@@ -78,25 +102,26 @@ Bool rp_atomics_mark(Addr addr, UWord size)
      * a lookup, no allocation, after the first time. */
     for (word = addr >> 3; word <= last >> 3; word++)
         fresh |= mark_word(word, word == addr >> 3 ? (UInt)(addr & 7) : 0,
-                           word == last >> 3 ? (UInt)(last & 7) : 7);
+                           word == last >> 3 ? (UInt)(last & 7) : 7, word == addr >> 3);
     return fresh;
 }
 
-/* Unmarks the bytes of one word that lie in [addr, addr + size). */
+/* Unmarks the bytes of one word that lie in [addr, addr + size), and
+ * the starts there. */
 static void forget_in_word(UWord word, Addr addr, SizeT size)
 {
-    UChar had, keep;
+    UWord had, keep;
     UInt i;
 
     if (!rp_atomics_may_hold(word << 3))
         return;
-    had = keep = bytes_of(word);
+    had = keep = state_of(word);
 
     for (i = 0; i < 8; i++)
         if ((word << 3) + i - addr < size)
-            keep &= (UChar)~(1u << i);
+            keep &= ~((1u << i) | (1u << (i + STARTS_SHIFT)));
     if (keep != had)
-        set_bytes(word, keep);
+        set_state(word, keep);
 }
 
 void rp_atomics_forget(Addr addr, SizeT size)

@@ -18,8 +18,9 @@
  *
  * Granularity: the set holds bytes, grouped by aligned 8-byte word; a plain
  * access is synchronisation when its first byte is a marked byte, and its
- * sync object is the aligned word (so an RMW and the loads and stores of
- * the same variable meet on one object).  The set forgets a range that
+ * sync object is the variable's first byte (rp_atomics_object: an RMW and
+ * the loads and stores of the same variable meet on one object, and two
+ * variables that share a word stay apart).  The set forgets a range that
  * becomes fresh memory (rp_atomics_forget), so a freed reference count
  * does not make the next owner's plain data synchronisation.
  *
@@ -54,11 +55,12 @@ static inline Bool rp_atomics_may_hold(Addr addr)
     return (rp_atomics_filter[bit >> 3] >> (bit & 7)) & 1;
 }
 
-/* The sync object of the variable at `addr`: its aligned word. */
-static inline Addr rp_atomics_object(Addr addr)
-{
-    return addr & ~(Addr)7;
-}
+/* The sync object of the marked variable holding the byte at `addr`:
+ * the address where the RMW that marked it began (the last start at or
+ * before the byte in its aligned word; the word when an RMW from the word
+ * before marked it).  Two variables in one word (two 4-byte counters) are
+ * two objects: a load of one is not ordered after an RMW of the other. */
+Addr rp_atomics_object(Addr addr);
 
 /* Whether the byte at `addr` was the target of an atomic RMW (exact; call
  * only when rp_atomics_may_hold said yes). */

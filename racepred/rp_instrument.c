@@ -176,11 +176,14 @@ static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
 
 static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
 {
-    Addr obj = rp_atomics_object(addr);
+    Addr word = addr & ~(Addr)7;
+    Addr obj;
 
     if (rp_atomics_mark(addr, size) && rp_tool_engine != NULL
         && rp_tool_engine->repeats != NULL)
-        repeats_forget(rp_tool_engine->repeats, obj, ((addr + size + 7) & ~(Addr)7) - obj);
+        repeats_forget(rp_tool_engine->repeats, word, ((addr + size + 7) & ~(Addr)7) - word);
+    /* After the mark: it may start a variable. */
+    obj = rp_atomics_object(addr);
     rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, obj, 0, site);
     rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, obj, 0, site);
 }
