@@ -136,9 +136,8 @@ Bool rp_heap_free_is_write = True;
  * every byte written under a lock, per byte, with two clocks.  On sqlite3
  * (corpus.sh), which frees under its mutex, writing whole blocks cost
  * +75 % CPU and 4.4 times the memory, 512 bytes +20 % CPU, 64 bytes
- * +10 %. */
+ * +8 %. */
 #define RP_HEAP_FREE_LOCKED_BYTES 64
-
 
 void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
 {
