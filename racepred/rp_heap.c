@@ -29,11 +29,16 @@ typedef struct {
 
 static VgHashTable *blocks;
 
-/* [addr, addr + len) is fresh memory. */
-static void forget_range(Addr addr, SizeT len)
+void rp_heap_fresh(rp_tid_t tid, Addr addr, SizeT len)
 {
     rp_atomics_forget(addr, len);
-    rp_tool_emit_range(RP_EV_FORGET, rp_threads_current, addr, len, 0);
+    rp_tool_emit_range(RP_EV_FORGET, tid, addr, len, 0);
+}
+
+/* [addr, addr + len) is fresh memory (the core's trackers). */
+static void forget_range(Addr addr, SizeT len)
+{
+    rp_heap_fresh(rp_threads_current, addr, len);
 }
 
 /* A mapping is new memory whatever was mapped there before (a file, a
@@ -115,9 +120,7 @@ void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
     b->allocated_at = allocation_stack(vg_tid);
     b->owner = tid;
     VG_(HT_add_node)(blocks, b);
-    rp_atomics_forget(addr, usable);
-    rp_tool_emit(RP_EV_FORGET, tid, addr,
-                 usable > UINT32_MAX ? UINT32_MAX : (uint32_t)usable, 0);
+    rp_heap_fresh(tid, addr, usable);
 }
 
 void rp_heap_block_resized(Addr addr, SizeT size)

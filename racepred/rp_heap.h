@@ -21,8 +21,14 @@
 #include "pub_tool_execontext.h"
 #include "pub_tool_xarray.h"
 #include "pub_tool_addrinfo.h"
+#include "rp_event.h"
 
 void rp_heap_init(void);
+
+/* [addr, addr + len) is fresh memory, `tid` its new user: no byte of it is
+ * an atomic variable any more (rp_atomics.h), and the detectors forget its
+ * history (RP_EV_FORGET). */
+void rp_heap_fresh(rp_tid_t tid, Addr addr, SizeT len);
 
 /* `vg_tid` got [addr, addr + size) from the allocator, which really
  * reserved `usable` bytes from addr. */

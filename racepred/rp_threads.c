@@ -18,7 +18,7 @@
 #include "pub_tool_tooliface.h"
 
 #include "rp_threads.h"
-#include "rp_atomics.h"
+#include "rp_heap.h"
 #include "rp_history.h"
 #include "rp_instrument.h"
 #include "rp_locks.h"
@@ -118,8 +118,7 @@ static void on_first_insn(ThreadId tid)
         return;
     if (seg != NULL && seg->kind == SkAnonC && seg->end > top)
         top = seg->end;
-    rp_atomics_forget(first, top - first + 1);
-    rp_tool_emit_range(RP_EV_FORGET, rp_by_vg[tid], first, top - first + 1, 0);
+    rp_heap_fresh(rp_by_vg[tid], first, top - first + 1);
 }
 
 /* The scheduler is about to run `tid`; every access until the next call is
