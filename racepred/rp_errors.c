@@ -71,13 +71,6 @@ static const HChar *race_status(const rp_race_extra *x)
     return x->confirmed ? "predicted" : "predicted, unconfirmed";
 }
 
-static const HChar *access_name(Bool is_write, Bool is_free)
-{
-    if (is_free)
-        return "free";
-    return is_write ? "write" : "read";
-}
-
 /* Whether the race completes at the event being processed right now, by
  * the running thread: then that thread's current stack is the stack of
  * the second access.  Online detectors report this way; a detector that
@@ -443,7 +436,7 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
     VG_(printf_xml)("    <text>Data race (%s, %s) during %s of size %u at %#lx "
                     "by thread #%u</text>\n",
                     x->detector, race_status(x),
-                    access_name(x->is_write, x->is_free), x->size, VG_(get_error_address)(err),
+                    rp_access_kind(x->is_write, x->is_free), x->size, VG_(get_error_address)(err),
                     x->tid + 1);
     VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->tid + 1);
     VG_(printf_xml)("  </xwhat>\n");
@@ -456,7 +449,7 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
     VG_(printf_xml)("  <xauxwhat>\n");
     VG_(printf_xml)("    <text>This conflicts with a previous %s of size %u "
                     "by thread #%u</text>\n",
-                    access_name(x->prev_is_write, x->prev_is_free), x->prev_size, x->prev_tid + 1);
+                    rp_access_kind(x->prev_is_write, x->prev_is_free), x->prev_size, x->prev_tid + 1);
     VG_(printf_xml)("    <hthreadid>%u</hthreadid>\n", x->prev_tid + 1);
     VG_(printf_xml)("  </xauxwhat>\n");
     if (x->prev_where != NULL)
@@ -479,7 +472,7 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
 
     VG_(umsg)("Data race (%s, %s) during %s of size %u at %#lx by thread #%u\n",
               x->detector, race_status(x),
-              access_name(x->is_write, x->is_free), x->size, VG_(get_error_address)(err),
+              rp_access_kind(x->is_write, x->is_free), x->size, VG_(get_error_address)(err),
               x->tid + 1);
     if (count_bits(x->found_by) > 1) {
         detector_names(held, sizeof held, x->found_by);
@@ -490,7 +483,7 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
     VG_(pp_ExeContext)(VG_(get_error_where)(err));
     VG_(umsg)("\n");
     VG_(umsg)("This conflicts with a previous %s of size %u by thread #%u\n",
-              access_name(x->prev_is_write, x->prev_is_free), x->prev_size, x->prev_tid + 1);
+              rp_access_kind(x->prev_is_write, x->prev_is_free), x->prev_size, x->prev_tid + 1);
     locks_held(held, sizeof held, x->prev_locks);
     VG_(umsg)("%s\n", held);
     if (x->prev_where != NULL)

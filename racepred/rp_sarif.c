@@ -268,9 +268,7 @@ static void stack(ExeContext *ec, const HChar *message)
 
 static const HChar *kind(const rp_sarif_access *a)
 {
-    if (a->is_free)
-        return "free";
-    return a->is_write ? "write" : "read";
+    return rp_access_kind(a->is_write, a->is_free);
 }
 
 static void describe_access(HChar *buf, SizeT size, const rp_sarif_access *a,

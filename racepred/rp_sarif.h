@@ -37,6 +37,14 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"
 
+/* How reports, XML and SARIF name an access: "read", "write" or "free". */
+static inline const HChar *rp_access_kind(Bool is_write, Bool is_free)
+{
+    if (is_free)
+        return "free";
+    return is_write ? "write" : "read";
+}
+
 typedef struct rp_sarif_access {
     Bool is_write;
     Bool is_free;           /* the write is a free (--free-is-write) */
