@@ -522,15 +522,6 @@ static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
         note_race(p, a, granule, c, both);
 }
 
-/* The number of bytes in mask, without a library call (the tool is built
- * for any x86-64, so __builtin_popcount calls libgcc). */
-static uint32_t bytes_in(uint8_t mask)
-{
-    uint32_t m = mask - ((mask >> 1) & 0x55u);
-    m = (m & 0x33u) + ((m >> 2) & 0x33u);
-    return (m + (m >> 4)) & 0x0Fu;
-}
-
 /* Whether the bytes of mask are one run. */
 static bool contiguous(uint8_t mask)
 {
@@ -545,7 +536,7 @@ static rp_cellctx_key access_key(const rp_allpairs_access *a, uint8_t mask)
 {
     uint32_t size = a->e->size;
     rp_cellctx_key key = { a->e->site, a->e->tid, a->clock, a->hb_clock, a->tag,
-                           (uint8_t)(size <= 8 && size == bytes_in(mask) ? size : 0),
+                           (uint8_t)(size <= 8 && size == shadow_mask_bytes(mask) ? size : 0),
                            a->e->kind == RP_EV_WRITE };
     return key;
 }

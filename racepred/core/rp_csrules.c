@@ -1,14 +1,27 @@
 /* rp_csrules.c — critical-section rules of WCP/DC/WDC (rp_csrules.h). */
 #include "rp_csrules.h"
 
+#include "rp_shadow.h"
 #include "rp_shim.h"
 #include "rp_u64map.h"
 
-/* L^r_{l,x}, L^w_{l,x} for one byte x of one lock l. */
-typedef struct cs_byte {
-    rp_vc read;
-    rp_vc write;
-} cs_byte;
+/* Rule (a)'s clocks of one lock l for one 8-byte granule: L^r_{l,x} and
+ * L^w_{l,x} for each byte x of it that sections on l accessed, as parts
+ * (a kind, a byte mask, a clock): bytes whose clock of a kind is the same
+ * share one part, so that an access under a lock costs a lookup and a join
+ * per granule, not per byte.  Parts of one kind have disjoint masks (at
+ * most 8 of each kind); publishing to some bytes of a part splits it. */
+typedef struct cs_part {
+    rp_vc clock;
+    uint8_t mask;
+    bool is_write;
+} cs_part;
+
+typedef struct cs_granule {
+    uint8_t n, cap;
+    uint8_t bytes;         /* the union of the parts' masks */
+    cs_part parts[];
+} cs_granule;
 
 /* One critical section in a lock's history (rule b). */
 typedef struct cs_entry {
@@ -52,7 +65,8 @@ typedef struct cs_track {
 } cs_track;
 
 typedef struct cs_lock {
-    rp_u64map bytes;       /* byte address → cs_byte */
+    rp_u64map granules;    /* granule number → cs_granule */
+    uint64_t n_bytes;      /* bytes with a clock in granules */
     cs_track *tracks;      /* index = thread */
     uint32_t n_tracks;
 } cs_lock;
@@ -101,7 +115,7 @@ static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
     cs_lock *l = u64map_get(&cs->locks, obj);
     if (l == NULL) {
         l = rp_calloc("rp.csrules.lock", 1, sizeof *l);
-        u64map_init(&l->bytes);
+        u64map_init(&l->granules);
         u64map_put(&cs->locks, obj, l);
     }
     return l;
@@ -380,21 +394,34 @@ void cslog_free(rp_cs_log *log)
 
 /* ---- rule (a) ------------------------------------------------------------------ */
 
+/* Joins the clocks of gr's parts that conflict with an access of the
+ * bytes in mask: the write parts, and for a write the read parts too. */
+static void join_granule(const cs_granule *gr, uint8_t mask, bool is_write, rp_vc *dst,
+                         rp_vc *also)
+{
+    for (uint32_t i = 0; i < gr->n; i++) {
+        const cs_part *p = &gr->parts[i];
+        if ((p->mask & mask) == 0 || !(p->is_write || is_write))
+            continue;
+        vc_join(dst, &p->clock);
+        if (also != NULL)
+            vc_join(also, &p->clock);
+    }
+}
+
 static void join_conflicting(cs_lock *l, const rp_event *e, rp_vc *dst, rp_vc *also)
 {
-    bool is_write = e->kind == RP_EV_WRITE;
-    for (uint64_t i = 0; i < e->size; i++) {
-        const cs_byte *b = u64map_get(&l->bytes, e->obj + i);
-        if (b == NULL)
-            continue;
-        vc_join(dst, &b->write);
-        if (also != NULL)
-            vc_join(also, &b->write);
-        if (is_write) {
-            vc_join(dst, &b->read);
-            if (also != NULL)
-                vc_join(also, &b->read);
-        }
+    if (l->n_bytes == 0 || e->size == 0)
+        return;
+    uint64_t first = e->obj >> RP_SHADOW_GRANULE_BITS;
+    uint64_t last = (e->obj + (e->size - 1)) >> RP_SHADOW_GRANULE_BITS;
+    for (uint64_t g = first;; g++) {
+        const cs_granule *gr = u64map_get(&l->granules, g);
+        uint8_t mask = shadow_granule_mask(g, e->obj, e->size);
+        if (gr != NULL && (gr->bytes & mask) != 0)
+            join_granule(gr, mask, e->kind == RP_EV_WRITE, dst, also);
+        if (g == last)
+            return;
     }
 }
 
@@ -590,23 +617,64 @@ bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t pro
     return joined;
 }
 
-/* ---- rule-(a) bytes: bound and forget ------------------------------------------ */
+/* ---- rule-(a) granules: parts, bound and forget ------------------------------- */
 
-static void free_byte(void *ctx, uint64_t key, void *value)
+static void free_granule(cs_granule *gr)
 {
-    cs_byte *b = value;
-    (void)ctx;
+    for (uint32_t i = 0; i < gr->n; i++)
+        vc_free(&gr->parts[i].clock);
+    rp_free(gr);
+}
+
+/* Removes gr's parts of no byte, keeping the order of the others. */
+static void drop_empty_parts(cs_granule *gr)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < gr->n; i++) {
+        if (gr->parts[i].mask == 0)
+            vc_free(&gr->parts[i].clock);
+        else
+            gr->parts[kept++] = gr->parts[i];
+    }
+    gr->n = (uint8_t)kept;
+}
+
+/* Takes the bytes of mask out of granule g of l (and out of the count). */
+static void clear_granule_bytes(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t mask)
+{
+    cs_granule *gr = u64map_get(&l->granules, g);
+    if (gr == NULL || (gr->bytes & mask) == 0)
+        return;
+    uint32_t n = shadow_mask_bytes(gr->bytes & mask);
+    l->n_bytes -= n;
+    cs->n_bytes -= n;
+    gr->bytes &= (uint8_t)~mask;
+    for (uint32_t i = 0; i < gr->n; i++)
+        gr->parts[i].mask &= (uint8_t)~mask;
+    drop_empty_parts(gr);
+    if (gr->bytes == 0) {
+        u64map_remove(&l->granules, g);
+        free_granule(gr);
+    }
+}
+
+/* u64map visitor: frees a removed granule, adding its bytes to *ctx. */
+static void free_counted_granule(void *ctx, uint64_t key, void *value)
+{
+    cs_granule *gr = value;
+    uint64_t *bytes = ctx;
     (void)key;
-    vc_free(&b->read);
-    vc_free(&b->write);
-    rp_free(b);
+    if (bytes != NULL)
+        *bytes += shadow_mask_bytes(gr->bytes);
+    free_granule(gr);
 }
 
 static void clear_bytes(rp_csrules *cs, cs_lock *l)
 {
-    cs->n_bytes -= l->bytes.count;
-    u64map_for_each(&l->bytes, free_byte, NULL);
-    u64map_free(&l->bytes);
+    cs->n_bytes -= l->n_bytes;
+    l->n_bytes = 0;
+    u64map_for_each(&l->granules, free_counted_granule, NULL);
+    u64map_free(&l->granules);
 }
 
 static void find_largest(void *ctx, uint64_t key, void *value)
@@ -614,7 +682,7 @@ static void find_largest(void *ctx, uint64_t key, void *value)
     cs_lock **largest = ctx;
     cs_lock *l = value;
     (void)key;
-    if (*largest == NULL || l->bytes.count > (*largest)->bytes.count)
+    if (*largest == NULL || l->n_bytes > (*largest)->n_bytes)
         *largest = l;
 }
 
@@ -628,22 +696,102 @@ static void enforce_byte_bound(rp_csrules *cs)
     while (cs->n_bytes > max / 2) {
         cs_lock *largest = NULL;
         u64map_for_each(&cs->locks, find_largest, &largest);
-        cs->limits->dropped_bytes += largest->bytes.count;
+        cs->limits->dropped_bytes += largest->n_bytes;
         clear_bytes(cs, largest);
     }
 }
 
-static cs_byte *byte_of(rp_csrules *cs, cs_lock *l, uint64_t addr)
+/* Granule g of l, made if new, with room for `more` parts. */
+static cs_granule *granule_with_room(cs_lock *l, uint64_t g, uint32_t more)
 {
-    cs_byte *b = u64map_get(&l->bytes, addr);
-    if (b == NULL) {
-        b = rp_malloc("rp.csrules.byte", sizeof *b);
-        vc_init(&b->read);
-        vc_init(&b->write);
-        u64map_put(&l->bytes, addr, b);
-        cs->n_bytes++;
+    cs_granule *gr = u64map_get(&l->granules, g);
+    uint32_t n = gr == NULL ? 0 : gr->n;
+    uint32_t cap = gr == NULL ? 1 : gr->cap;
+    if (gr != NULL && n + more <= cap)
+        return gr;
+    while (cap < n + more)
+        cap *= 2;
+    cs_granule *grown = rp_realloc("rp.csrules.granule", gr, sizeof *gr + cap * sizeof(cs_part));
+    if (gr == NULL) {
+        grown->n = 0;
+        grown->bytes = 0;
     }
-    return b;
+    grown->cap = (uint8_t)cap;
+    u64map_put(&l->granules, g, grown);
+    return grown;
+}
+
+/* How many parts a publication of mask's bytes of one kind may add to gr:
+ * one per part it splits, and one for bytes no part of the kind has. */
+static uint32_t parts_needed(const cs_granule *gr, uint8_t mask, bool is_write)
+{
+    uint32_t more = 1;
+    for (uint32_t i = 0; gr != NULL && i < gr->n; i++) {
+        const cs_part *p = &gr->parts[i];
+        more += p->is_write == is_write && (p->mask & mask) != 0 && (p->mask & ~mask) != 0;
+    }
+    return more;
+}
+
+static void add_part(cs_granule *gr, uint8_t mask, bool is_write, const rp_vc *clock)
+{
+    cs_part *p = &gr->parts[gr->n++];
+    vc_init(&p->clock);
+    vc_copy(&p->clock, clock);
+    p->mask = mask;
+    p->is_write = is_write;
+}
+
+static bool same_clock(const rp_vc *a, const rp_vc *b)
+{
+    return vc_leq(a, b) && vc_leq(b, a);
+}
+
+/* After a publication to the bytes of mask: parts of that kind inside the
+ * mask whose clocks became equal are one part again. */
+static void merge_parts(cs_granule *gr, uint8_t mask, bool is_write)
+{
+    for (uint32_t i = 0; i < gr->n; i++) {
+        cs_part *p = &gr->parts[i];
+        if (p->is_write != is_write || p->mask == 0 || (p->mask & ~mask) != 0)
+            continue;
+        for (uint32_t j = i + 1; j < gr->n; j++) {
+            cs_part *q = &gr->parts[j];
+            if (q->is_write == is_write && q->mask != 0 && (q->mask & ~mask) == 0
+                && same_clock(&p->clock, &q->clock)) {
+                p->mask |= q->mask;
+                q->mask = 0;
+            }
+        }
+    }
+    drop_empty_parts(gr);
+}
+
+/* L^k_{l,x} ⊔= released for the bytes x of mask in granule g. */
+static void publish_granule(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t mask,
+                            bool is_write, const rp_vc *released)
+{
+    cs_granule *gr = granule_with_room(l, g,
+                                       parts_needed(u64map_get(&l->granules, g), mask, is_write));
+    uint8_t rest = mask;
+    for (uint32_t i = 0, n = gr->n; i < n; i++) {
+        cs_part *p = &gr->parts[i];
+        if (p->is_write != is_write || (p->mask & mask) == 0)
+            continue;
+        if ((p->mask & ~mask) != 0) {
+            add_part(gr, p->mask & (uint8_t)~mask, is_write, &p->clock);
+            p->mask &= mask;
+        }
+        vc_join(&p->clock, released);
+        rest &= (uint8_t)~p->mask;
+    }
+    if (rest != 0)
+        add_part(gr, rest, is_write, released);
+    merge_parts(gr, mask, is_write);
+    uint32_t added = shadow_mask_bytes(mask & (uint8_t)~gr->bytes);
+    gr->bytes |= mask;
+    l->n_bytes += added;
+    cs->n_bytes += added;
 }
 
 typedef struct forget_range {
@@ -652,17 +800,31 @@ typedef struct forget_range {
     uint32_t size;
 } forget_range;
 
+/* Clears [addr, addr + size) in one lock: the granules it covers whole go
+ * from the map, the ones at its ends lose the bytes inside it. */
 static void forget_in_lock(void *ctx, uint64_t key, void *value)
 {
     forget_range *r = ctx;
     cs_lock *l = value;
     (void)key;
-    r->cs->n_bytes -= u64map_remove_range(&l->bytes, r->addr, r->size, free_byte, NULL);
+    if (l->n_bytes == 0)
+        return;
+    uint64_t first = r->addr >> RP_SHADOW_GRANULE_BITS;
+    uint64_t last = (r->addr + (r->size - 1)) >> RP_SHADOW_GRANULE_BITS;
+    clear_granule_bytes(r->cs, l, first, shadow_granule_mask(first, r->addr, r->size));
+    if (last == first)
+        return;
+    clear_granule_bytes(r->cs, l, last, shadow_granule_mask(last, r->addr, r->size));
+    uint64_t removed = 0;
+    u64map_remove_range(&l->granules, first + 1, last - first - 1, free_counted_granule,
+                        &removed);
+    l->n_bytes -= removed;
+    r->cs->n_bytes -= removed;
 }
 
 void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size)
 {
-    if (cs->n_bytes == 0)
+    if (cs->n_bytes == 0 || size == 0)
         return;
     forget_range r = { cs, addr, size };
     u64map_for_each(&cs->locks, forget_in_lock, &r);
@@ -675,9 +837,15 @@ static void publish_accesses(rp_csrules *cs, cs_lock *l, const cs_open *o,
 {
     for (uint32_t i = 0; i < o->log.n; i++) {
         const rp_cs_logged *a = &o->log.entries[i];
-        for (uint64_t j = 0; j < a->size; j++) {
-            cs_byte *b = byte_of(cs, l, a->addr + j);
-            vc_join(a->is_write ? &b->write : &b->read, released);
+        if (a->size == 0)
+            continue;
+        uint64_t first = a->addr >> RP_SHADOW_GRANULE_BITS;
+        uint64_t last = (a->addr + (a->size - 1)) >> RP_SHADOW_GRANULE_BITS;
+        for (uint64_t g = first;; g++) {
+            publish_granule(cs, l, g, shadow_granule_mask(g, a->addr, a->size), a->is_write,
+                            released);
+            if (g == last)
+                break;
         }
     }
 }
@@ -866,8 +1034,8 @@ static void free_lock(void *ctx, uint64_t key, void *value)
     cs_lock *l = value;
     (void)ctx;
     (void)key;
-    u64map_for_each(&l->bytes, free_byte, NULL);
-    u64map_free(&l->bytes);
+    u64map_for_each(&l->granules, free_counted_granule, NULL);
+    u64map_free(&l->granules);
     for (uint32_t t = 0; t < l->n_tracks; t++) {
         free_history(&l->tracks[t].history);
         rp_free(l->tracks[t].progress);

@@ -114,4 +114,13 @@ void shadow_for_each(rp_shadow *s, rp_shadow_slot_fn fn, void *ctx);
  * addr + size may be 2^64 (computed without overflow). */
 uint8_t shadow_granule_mask(uint64_t granule, uint64_t addr, uint64_t size);
 
+/* The number of bytes in a granule's mask, without a library call (the
+ * tool is built for any x86-64, so __builtin_popcount calls libgcc). */
+static inline uint32_t shadow_mask_bytes(uint8_t mask)
+{
+    uint32_t m = mask - ((mask >> 1) & 0x55u);
+    m = (m & 0x33u) + ((m >> 2) & 0x33u);
+    return (m + (m >> 4)) & 0x0Fu;
+}
+
 #endif
