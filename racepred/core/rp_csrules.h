@@ -14,7 +14,10 @@
  *   - rule (a): per lock and byte, the join of the clocks of the releases of
  *     critical sections that read / wrote the byte ("L^r_{l,x}",
  *     "L^w_{l,x}"); an access joins those of the locks its thread holds
- *     (reads: the write clocks; writes: both).  The current critical section
+ *     (reads: the write clocks; writes: both).  They are kept per 8-byte
+ *     granule, and the bytes of a granule whose clocks of a kind are equal
+ *     (nearly always: they were published together) share one clock, so an
+ *     access costs a lookup and a join or two per granule, not per byte.  The current critical section
  *     is not in them until it is released, so the first section must be
  *     closed and the second may be open (seed 001 erratum E4).  Conflict is
  *     by byte; sections of the same thread count too (the published WCP
@@ -30,9 +33,9 @@
  *     until nothing changes.  Threads created later start at the beginning
  *     of every history.
  *
- * Cost: an access O(held locks × bytes × threads); a release
- * O(accesses of the section × bytes × threads) plus O(threads) per history
- * entry consumed.
+ * Cost: an access O(held locks × granules × threads); a release
+ * O(accesses of the section × granules × threads) plus O(threads) per
+ * history entry consumed.
  *
  * Memory (seed 001's algorithms keep everything forever; racepred drops
  * what no future event can need, and bounds the rest):
@@ -54,8 +57,9 @@
  *     then weaker: more candidates, never fewer.  Without limits
  *     (racepred-analyze) nothing is dropped, since trace files may start
  *     threads without a fork.
- *   - rule (a): two clocks per (lock, byte) ever accessed inside a section
- *     on the lock.  Fresh memory (RP_EV_FORGET) drops its bytes: accesses
+ *   - rule (a): a clock per kind and (lock, granule) ever accessed inside a
+ *     section on the lock (more where its bytes' clocks differ, at most 8
+ *     of a kind); the bound counts (lock, byte) pairs.  Fresh memory (RP_EV_FORGET) drops its bytes: accesses
  *     before and after a forget do not conflict (rp_event.h).  The total
  *     is bounded by rp_cs_limits.max_bytes: beyond it, the locks with the
  *     most bytes lose them (counted), again a weaker relation.
