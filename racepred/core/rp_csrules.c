@@ -701,10 +701,10 @@ static void enforce_byte_bound(rp_csrules *cs)
     }
 }
 
-/* Granule g of l, made if new, with room for `more` parts. */
-static cs_granule *granule_with_room(cs_lock *l, uint64_t g, uint32_t more)
+/* Granule g of l (gr, NULL if l has none yet), made if new, with room for
+ * `more` parts. */
+static cs_granule *granule_with_room(cs_lock *l, uint64_t g, cs_granule *gr, uint32_t more)
 {
-    cs_granule *gr = u64map_get(&l->granules, g);
     uint32_t n = gr == NULL ? 0 : gr->n;
     uint32_t cap = gr == NULL ? 1 : gr->cap;
     if (gr != NULL && n + more <= cap)
@@ -771,8 +771,8 @@ static void merge_parts(cs_granule *gr, uint8_t mask, bool is_write)
 static void publish_granule(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t mask,
                             bool is_write, const rp_vc *released)
 {
-    cs_granule *gr = granule_with_room(l, g,
-                                       parts_needed(u64map_get(&l->granules, g), mask, is_write));
+    cs_granule *gr = u64map_get(&l->granules, g);
+    gr = granule_with_room(l, g, gr, parts_needed(gr, mask, is_write));
     uint8_t rest = mask;
     for (uint32_t i = 0, n = gr->n; i < n; i++) {
         cs_part *p = &gr->parts[i];
