@@ -95,5 +95,29 @@ uint64_t *touched_bytes(const struct rp_event *log, uint32_t n, size_t *count)
             for (uint32_t b = 0; b < log[i].size; b++)
                 v[k++] = log[i].obj + b;
     *count = sort_unique_u64(v, k);
-    return v;
+    /* Accesses repeat their bytes: give the duplicates' room back (a
+     * copy, since Valgrind's realloc keeps a block that shrinks). */
+    uint64_t *unique = rp_malloc("rp.touched", (*count + 1) * sizeof *v);
+    rp_memcpy(unique, v, *count * sizeof *v);
+    rp_free(v);
+    return unique;
+}
+
+void lastw_init(rp_lastw *lw, const uint64_t *touched, size_t n_touched)
+{
+    lw->touched = touched;
+    lw->n_touched = n_touched;
+    lw->last = rp_calloc("rp.lastw", n_touched + 1, sizeof *lw->last);
+}
+
+void lastw_free(rp_lastw *lw)
+{
+    rp_free(lw->last);
+    lw->last = NULL;
+}
+
+void lastw_write(rp_lastw *lw, uint64_t obj, uint64_t size, uint32_t i)
+{
+    FOR_TOUCHED_IN(j, lw->touched, lw->n_touched, obj, size)
+        lw->last[j] = i + 1;
 }

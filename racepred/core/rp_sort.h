@@ -36,4 +36,28 @@ uint64_t *touched_bytes(const struct rp_event *log, uint32_t n, size_t *count);
     for (size_t j = lower_bound_u64((t), (nt), (obj)); \
          j < (nt) && (t)[j] - (obj) < (size); j++)
 
+/* The last writer of each touched byte, while a pass walks its log: an
+ * array parallel to the touched bytes (4 bytes each, where a hash map
+ * from byte to writer took 30-60), holding the index + 1 of the last
+ * write or forget of that byte so far, 0 for none.  The bytes of one
+ * access are all touched, so they are consecutive in it. */
+typedef struct rp_lastw {
+    const uint64_t *touched;
+    size_t n_touched;
+    uint32_t *last;
+} rp_lastw;
+
+void lastw_init(rp_lastw *lw, const uint64_t *touched, size_t n_touched);
+void lastw_free(rp_lastw *lw);
+
+/* Event i writes or forgets [obj, obj + size): its touched bytes. */
+void lastw_write(rp_lastw *lw, uint64_t obj, uint64_t size, uint32_t i);
+
+/* The last writers (index + 1, 0: none) of the bytes from obj on, which
+ * must be touched: element k is byte obj + k's while obj + k is too. */
+static inline const uint32_t *lastw_of(const rp_lastw *lw, uint64_t obj)
+{
+    return lw->last + lower_bound_u64(lw->touched, lw->n_touched, obj);
+}
+
 #endif

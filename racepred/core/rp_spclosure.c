@@ -134,29 +134,25 @@ static void index_threads(rp_spc *s)
  * are a program-order chain, so its last one brings the others). */
 static void index_deps(rp_spc *s)
 {
-    rp_u64map bytes, sends;
+    rp_u64map sends;
+    rp_lastw writers;
     u32vec d = { NULL, 0, 0 };
     size_t nt;
     uint64_t *touched = touched_bytes(s->log, s->n, &nt);
-    u64map_init(&bytes);
+    lastw_init(&writers, touched, nt);
     u64map_init(&sends);
     s->dep_off = rp_malloc("rp.spc", ((size_t)s->n + 1) * sizeof *s->dep_off);
     for (uint32_t i = 0; i < s->n; i++) {
         const rp_event *e = &s->log[i];
         s->dep_off[i] = d.n;
         if (e->kind == RP_EV_READ) {
+            const uint32_t *w = lastw_of(&writers, e->obj);
             uint32_t prev = NONE;
-            for (uint32_t k = 0; k < e->size; k++) {
-                uintptr_t w = (uintptr_t)u64map_get(&bytes, e->obj + k);
-                if (w != 0 && (uint32_t)(w - 1) != prev)
-                    vec_push(&d, prev = (uint32_t)(w - 1));
-            }
-        } else if (e->kind == RP_EV_WRITE) {
             for (uint32_t k = 0; k < e->size; k++)
-                u64map_put(&bytes, e->obj + k, (void *)(uintptr_t)(i + 1));
-        } else if (e->kind == RP_EV_FORGET) {
-            FOR_TOUCHED_IN(j, touched, nt, e->obj, e->size)
-                u64map_put(&bytes, touched[j], (void *)(uintptr_t)(i + 1));
+                if (w[k] != 0 && w[k] - 1 != prev)
+                    vec_push(&d, prev = w[k] - 1);
+        } else if (e->kind == RP_EV_WRITE || e->kind == RP_EV_FORGET) {
+            lastw_write(&writers, e->obj, e->size, i);
         } else if (e->kind == RP_EV_SYNC_SEND || e->kind == RP_EV_SYNC_RECV) {
             uint32_t *last = u64map_get(&sends, e->obj);
             if (last == NULL) {
@@ -173,8 +169,8 @@ static void index_deps(rp_spc *s)
     }
     s->dep_off[s->n] = d.n;
     s->deps = d.v;
+    lastw_free(&writers);
     rp_free(touched);
-    u64map_free(&bytes);
     u64map_for_each(&sends, free_value, NULL);
     u64map_free(&sends);
 }

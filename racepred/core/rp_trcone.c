@@ -241,27 +241,23 @@ static bool log_replays(const rp_tcfacts *f)
 /* observed writers of every read byte */
 static void build_writers(rp_tcfacts *f)
 {
-    rp_u64map last;
-    u64map_init(&last);
+    rp_lastw last;
+    lastw_init(&last, f->touched, f->n_touched);
     f->writer_off = rp_calloc("rp.trcone", (size_t)f->n + 2, sizeof(uint32_t));
     for (uint32_t i = 0; i < f->n; i++)
         f->writer_off[i + 1] = f->writer_off[i] + (f->log[i].kind == RP_EV_READ ? f->log[i].size : 0);
     f->writers = alloc_u32(f->writer_off[f->n]);
     for (uint32_t i = 0; i < f->n; i++) {
         const rp_event *e = &f->log[i];
-        if (e->kind == RP_EV_FORGET) {
-            FOR_TOUCHED_IN(j, f->touched, f->n_touched, e->obj, e->size)
-                u64map_put(&last, f->touched[j], (void *)(uintptr_t)(i + 1));
-            continue;
-        }
-        for (uint32_t k = 0; k < e->size && (e->kind == RP_EV_READ || writes(e)); k++) {
-            if (e->kind == RP_EV_READ)
-                f->writers[f->writer_off[i] + k] = (uint32_t)(uintptr_t)u64map_get(&last, e->obj + k) - 1;
-            else
-                u64map_put(&last, e->obj + k, (void *)(uintptr_t)(i + 1));
+        if (e->kind == RP_EV_READ) {
+            const uint32_t *w = lastw_of(&last, e->obj);
+            for (uint32_t k = 0; k < e->size; k++)
+                f->writers[f->writer_off[i] + k] = w[k] - 1;
+        } else if (e->kind == RP_EV_FORGET || writes(e)) {
+            lastw_write(&last, e->obj, e->size, i);
         }
     }
-    u64map_free(&last);
+    lastw_free(&last);
 }
 
 static void join_into(uint32_t *dst, const uint32_t *src, uint32_t nt)

@@ -208,26 +208,22 @@ static void free_value(void *ctx, uint64_t key, void *value)
 /* Observed last writers of read bytes, sends before recvs. */
 static void compute_deps(rp_wcheck *c)
 {
-    rp_u64map bytes, sends;
+    rp_u64map sends;
+    rp_lastw writers;
     dep_builder b = { NULL, 0, 0 };
     c->touched = touched_bytes(c->log, c->n, &c->n_touched);
-    u64map_init(&bytes);
+    lastw_init(&writers, c->touched, c->n_touched);
     u64map_init(&sends);
     c->dep_off = rp_malloc("rp.wcheck", ((size_t)c->n + 1) * sizeof *c->dep_off);
     for (uint32_t i = 0; i < c->n; i++) {
         const rp_event *e = &c->log[i];
         c->dep_off[i] = b.n;
         if (e->kind == RP_EV_READ) {
-            for (uint32_t k = 0; k < e->size; k++) {
-                uintptr_t w = (uintptr_t)u64map_get(&bytes, e->obj + k);
-                dep_push(&b, w == 0 ? NONE : (uint32_t)(w - 1));
-            }
-        } else if (e->kind == RP_EV_WRITE) {
+            const uint32_t *w = lastw_of(&writers, e->obj);
             for (uint32_t k = 0; k < e->size; k++)
-                u64map_put(&bytes, e->obj + k, (void *)(uintptr_t)(i + 1));
-        } else if (e->kind == RP_EV_FORGET) {
-            FOR_TOUCHED_IN(j, c->touched, c->n_touched, e->obj, e->size)
-                u64map_put(&bytes, c->touched[j], (void *)(uintptr_t)(i + 1));
+                dep_push(&b, w[k] == 0 ? NONE : w[k] - 1);
+        } else if (e->kind == RP_EV_WRITE || e->kind == RP_EV_FORGET) {
+            lastw_write(&writers, e->obj, e->size, i);
         } else if (e->kind == RP_EV_SYNC_SEND || e->kind == RP_EV_SYNC_RECV) {
             uint32_t *last = u64map_get(&sends, e->obj);
             if (last == NULL) {
@@ -246,7 +242,7 @@ static void compute_deps(rp_wcheck *c)
     }
     c->dep_off[c->n] = b.n;
     c->deps = b.deps;
-    u64map_free(&bytes);
+    lastw_free(&writers);
     u64map_for_each(&sends, free_value, NULL);
     u64map_free(&sends);
 }
