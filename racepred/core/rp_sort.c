@@ -83,12 +83,12 @@ size_t lower_bound_u64(const uint64_t *sorted, size_t n, uint64_t key)
     return lo;
 }
 
-uint64_t *touched_bytes(const struct rp_event *log, uint32_t n, size_t *count)
+/* The bytes of every access, one key per byte: for logs whose accesses do
+ * not pack (below). */
+static uint64_t *touched_by_byte(const struct rp_event *log, uint32_t n, size_t total,
+                                 size_t *count)
 {
-    size_t total = 0, k = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (rp_event_is_access(&log[i]))
-            total += log[i].size;
+    size_t k = 0;
     uint64_t *v = rp_malloc("rp.touched", (total + 1) * sizeof *v);
     for (uint32_t i = 0; i < n; i++)
         if (rp_event_is_access(&log[i]))
@@ -101,6 +101,54 @@ uint64_t *touched_bytes(const struct rp_event *log, uint32_t n, size_t *count)
     rp_memcpy(unique, v, *count * sizeof *v);
     rp_free(v);
     return unique;
+}
+
+/* The bytes the sorted packed accesses cover, in order, once each: into
+ * out unless it is NULL; returns how many. */
+static size_t expand_accesses(const uint64_t *keys, size_t n, uint64_t *out)
+{
+    size_t count = 0;
+    uint64_t next = 0;     /* the first byte after those written */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t addr = keys[i] >> 8, end = addr + (keys[i] & 0xFF) + 1;
+        for (uint64_t b = addr > next ? addr : next; b < end; b++) {
+            if (out != NULL)
+                out[count] = b;
+            count++;
+        }
+        if (end > next)
+            next = end;
+    }
+    return count;
+}
+
+/* Sorting the accesses, not their bytes: one key per access, its address
+ * above its size - 1, for accesses of at most 256 bytes below 2^56 (every
+ * user-space address): 4 to 8 times fewer keys to sort than bytes. */
+uint64_t *touched_bytes(const struct rp_event *log, uint32_t n, size_t *count)
+{
+    size_t total = 0, n_access = 0;
+    bool packs = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!rp_event_is_access(&log[i]) || log[i].size == 0)
+            continue;
+        total += log[i].size;
+        n_access++;
+        packs = packs && log[i].size <= 256 && (log[i].obj >> 56) == 0;
+    }
+    if (!packs)
+        return touched_by_byte(log, n, total, count);
+    uint64_t *keys = rp_malloc("rp.touched.keys", (n_access + 1) * sizeof *keys);
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (rp_event_is_access(&log[i]) && log[i].size != 0)
+            keys[k++] = log[i].obj << 8 | (log[i].size - 1);
+    k = sort_unique_u64(keys, k);
+    *count = expand_accesses(keys, k, NULL);
+    uint64_t *v = rp_malloc("rp.touched", (*count + 1) * sizeof *v);
+    expand_accesses(keys, k, v);
+    rp_free(keys);
+    return v;
 }
 
 void lastw_init(rp_lastw *lw, const uint64_t *touched, size_t n_touched)
