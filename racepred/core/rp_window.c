@@ -40,6 +40,11 @@ struct rp_window {
     uint64_t last_id;
     held_set held;              /* locks held at the window's start */
     held_set scratch;           /* ... at an attempt's cut */
+    /* The attempts' sub-log, kept from one attempt to the next: Valgrind
+     * maps a block this big on its own and unmaps it when freed, so a new
+     * one per attempt cost a page fault and a zeroed page per 4 KiB. */
+    rp_event *log;
+    uint32_t log_cap;
     rp_u64map pairs;            /* site-pair key -> site_pair */
     uint32_t n_pairs;
     uint64_t work, work_budget; /* sub-log events indexed so far, and the
@@ -160,6 +165,7 @@ void rp_window_destroy(rp_window *w)
     rp_free(w->ring);
     rp_free(w->held.v);
     rp_free(w->scratch.v);
+    rp_free(w->log);
     rp_free(w->ids);
     u64map_for_each(&w->pairs, free_pair, NULL);
     u64map_free(&w->pairs);
@@ -392,7 +398,12 @@ static void build(rp_window *w, attempt *a, uint64_t cut, uint64_t last)
     a->cut = cut;
     a->n_base = h->n;
     a->n = h->n + (uint32_t)(last - cut + 1);
-    a->log = rp_malloc("rp.window.log", (size_t)a->n * sizeof *a->log);
+    if (a->n > w->log_cap) {
+        rp_free(w->log);
+        w->log_cap = a->n;
+        w->log = rp_malloc("rp.window.log", (size_t)w->log_cap * sizeof *w->log);
+    }
+    a->log = w->log;
     a->in_w = rp_calloc("rp.window.inw", a->n, 1);
     for (uint32_t i = 0; i < h->n; i++) {
         rp_event *e = &a->log[i];
@@ -629,7 +640,6 @@ static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
         witness_free(&wit);
         spc_destroy(spc);
     }
-    rp_free(a.log);
     rp_free(a.in_w);
     return out;
 }
