@@ -133,14 +133,58 @@ void on_access(Bool is_write, Addr addr, UWord size, Addr site)
                  (uint32_t)size, site | rp_site_current_tag);
 }
 
+/* Everything but the common case, out of line (it tests the filter again). */
+static __attribute__((noinline)) void on_access_rest(Bool is_write, Addr addr, UWord size,
+                                                     Addr site)
+{
+    on_access(is_write, addr, size, site);
+}
+
+/* rp_tool_engine's filter of repeats (NULL: none, or no engine), and
+ * whether its dropped writes are listed for a witness window. */
+static rp_repeats *filter;
+static Bool filter_lists_rewrites;
+
+void rp_instrument_set_engine(rp_engine *eng)
+{
+    filter = eng != NULL ? eng->repeats : NULL;
+    filter_lists_rewrites = eng != NULL && eng->window != NULL;
+}
+
+/* The common case alone, calling nothing, so that the helpers need no
+ * stack frame for it: a repeat within one granule that leaves nothing to
+ * do — a read, or a write with no witness window, or whose granule is
+ * already listed as rewritten (rp_engine_dropped_write), or of a thread
+ * that ignores its writes. */
+static inline __attribute__((always_inline))
+Bool repeat_needs_nothing(Bool is_write, Addr addr, UWord size)
+{
+    rp_repeat_slot *s;
+
+    if (UNLIKELY(filter == NULL))
+        return False;
+    s = repeats_slot_of(filter, rp_threads_current, addr, (uint32_t)size, is_write);
+    if (s == NULL)
+        return False;
+    if (is_write && filter_lists_rewrites && (s->stamp & RP_REPEATS_REWRITTEN) == 0
+        && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
+        return False;
+    filter->dropped++;
+    return True;
+}
+
 static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
 {
-    on_access(False, addr, size, site);
+    if (LIKELY(repeat_needs_nothing(False, addr, size)))
+        return;
+    on_access_rest(False, addr, size, site);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 {
-    on_access(True, addr, size, site);
+    if (LIKELY(repeat_needs_nothing(True, addr, size)))
+        return;
+    on_access_rest(True, addr, size, site);
 }
 
 Bool rp_instrument_floor = False;

@@ -21,6 +21,11 @@ extern Bool rp_instrument_floor;
  * (rp_threads.c). */
 extern UChar rp_instrument_yield;
 
+/* The engine the helpers feed (rp_tool_engine), or NULL when detection
+ * ends: the helpers keep its filter of repeats one load away. */
+struct rp_engine;
+void rp_instrument_set_engine(struct rp_engine *eng);
+
 IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     const VexGuestLayout *layout,
                     const VexGuestExtents *vge,

@@ -235,6 +235,7 @@ static void post_clo_init(void)
     tl_assert(rp_tool_engine != NULL);
     rp_engine_merge_reports(rp_tool_engine);
     rp_wreport_init(rp_engine_window(rp_tool_engine));
+    rp_instrument_set_engine(rp_tool_engine);
 }
 
 /* The end of detection (at exit, or over --max-memory): the detectors'
@@ -251,6 +252,7 @@ static void finish_detection(void)
                   (ULong)rp_engine_repeats_dropped(rp_tool_engine),
                   (ULong)rp_engine_recvs_dropped(rp_tool_engine));
     rp_wreport_kept(rp_tool_engine);
+    rp_instrument_set_engine(NULL);
     rp_engine_destroy(rp_tool_engine);
     rp_tool_engine = NULL;
 }
