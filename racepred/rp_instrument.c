@@ -163,7 +163,7 @@ Bool repeat_needs_nothing(Bool is_write, Addr addr, UWord size)
 
     if (UNLIKELY(filter == NULL))
         return False;
-    s = repeats_slot_of(filter, rp_threads_current, addr, (uint32_t)size, is_write);
+    s = repeats_slot_cached(filter, rp_threads_current, addr, (uint32_t)size, is_write);
     if (s == NULL)
         return False;
     if (is_write && filter_lists_rewrites && (s->stamp & RP_REPEATS_REWRITTEN) == 0

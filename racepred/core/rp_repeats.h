@@ -144,14 +144,36 @@ typedef void (*rp_rewrite_fn)(void *ctx, rp_tid_t tid, uint64_t addr, uint32_t s
 rp_repeats *repeats_create(void);
 void repeats_destroy(rp_repeats *r);
 
-/* The slot of an access within one granule when it repeats, uncounted;
- * NULL if it is no repeat, spans two granules or its slot is not in the
- * shadow's cache (then it is passed on, which is always safe). */
-static inline rp_repeat_slot *repeats_slot_of(rp_repeats *r, rp_tid_t tid, uint64_t addr,
-                                              uint32_t size, bool is_write)
+/* Slot s (of the granule of addr) when an access of tid within that
+ * granule repeats, else NULL. */
+static inline rp_repeat_slot *repeats_test(const rp_repeats *r, rp_repeat_slot *s, rp_tid_t tid,
+                                           uint64_t addr, uint32_t size, bool is_write)
+{
+    if ((s->stamp & ~RP_REPEATS_REWRITTEN) != r->stamp[tid])
+        return NULL;
+    uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
+    uint8_t mask = (uint8_t)(((1u << size) - 1) << offset);
+    if ((mask & ~(is_write ? s->written : s->any)) != 0)
+        return NULL;
+    return s;
+}
+
+/* Whether an access lies within one granule and its thread has a stamp. */
+static inline bool repeats_testable(const rp_repeats *r, rp_tid_t tid, uint64_t addr,
+                                    uint32_t size)
 {
     uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
-    if (size - 1u >= RP_SHADOW_GRANULE_SIZE - offset || tid >= r->n_threads)
+    return size - 1u < RP_SHADOW_GRANULE_SIZE - offset && tid < r->n_threads;
+}
+
+/* The slot of an access within one granule when it repeats, uncounted,
+ * found through the shadow's cache only: NULL if it is no repeat, spans
+ * two granules or its chunk is not in the cache (the front end's inline
+ * test, which calls nothing; repeats_slot_of then looks further). */
+static inline rp_repeat_slot *repeats_slot_cached(rp_repeats *r, rp_tid_t tid, uint64_t addr,
+                                                  uint32_t size, bool is_write)
+{
+    if (!repeats_testable(r, tid, addr, size))
         return NULL;
     uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
     const rp_shadow_cache_entry *c = shadow_cache_entry(&r->shadow,
@@ -160,12 +182,32 @@ static inline rp_repeat_slot *repeats_slot_of(rp_repeats *r, rp_tid_t tid, uint6
         return NULL;
     /* Typed arithmetic: the slot size is a constant here. */
     rp_repeat_slot *s = (rp_repeat_slot *)c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1));
-    if ((s->stamp & ~RP_REPEATS_REWRITTEN) != r->stamp[tid])
+    return repeats_test(r, s, tid, addr, size, is_write);
+}
+
+/* The filter's slot of granule when its chunk is not in the cache: from
+ * the shadow's map, refilling the cache; NULL if there is none (out of
+ * line).  A program that walks more chunks at random than the cache holds
+ * (bzip2's block sort) would otherwise pass a repeat on to the detectors
+ * at every cache miss. */
+rp_repeat_slot *repeats_slot_uncached(rp_repeats *r, uint64_t granule);
+
+/* The slot of an access within one granule when it repeats, uncounted;
+ * NULL if it is no repeat or spans two granules. */
+static inline rp_repeat_slot *repeats_slot_of(rp_repeats *r, rp_tid_t tid, uint64_t addr,
+                                              uint32_t size, bool is_write)
+{
+    if (!repeats_testable(r, tid, addr, size))
         return NULL;
-    uint8_t mask = (uint8_t)(((1u << size) - 1) << offset);
-    if ((mask & ~(is_write ? s->written : s->any)) != 0)
+    uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
+    const rp_shadow_cache_entry *c = shadow_cache_entry(&r->shadow,
+                                                        granule >> RP_SHADOW_CHUNK_BITS);
+    rp_repeat_slot *s;
+    if (c->chunk == granule >> RP_SHADOW_CHUNK_BITS)
+        s = (rp_repeat_slot *)c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1));
+    else if ((s = repeats_slot_uncached(r, granule)) == NULL)
         return NULL;
-    return s;
+    return repeats_test(r, s, tid, addr, size, is_write);
 }
 
 /* The slot of a repeated access within one granule, counted, or NULL.

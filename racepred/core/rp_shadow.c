@@ -97,6 +97,20 @@ void *shadow_find(rp_shadow *s, uint64_t granule)
     return slots == NULL ? NULL : slot_in(s, slots, granule);
 }
 
+void *shadow_find_refill(rp_shadow *s, uint64_t granule)
+{
+    uint64_t chunk = granule >> RP_SHADOW_CHUNK_BITS;
+    rp_shadow_cache_entry *c = shadow_cache_entry(s, chunk);
+    if (chunk == c->chunk)
+        return slot_in(s, c->slots, granule);
+    uint8_t *slots = u64map_get(&s->chunks, chunk);
+    if (slots == NULL)
+        return NULL;
+    c->chunk = chunk;
+    c->slots = slots;
+    return slot_in(s, slots, granule);
+}
+
 uint8_t shadow_granule_mask(uint64_t granule, uint64_t addr, uint64_t size)
 {
     uint64_t base = granule << RP_SHADOW_GRANULE_BITS;

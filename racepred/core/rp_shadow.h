@@ -91,6 +91,8 @@ static inline void *shadow_slot_if_cached(const rp_shadow *s, uint64_t granule)
 
 /* Slot of a granule if its chunk exists, else NULL (nothing is allocated). */
 void *shadow_find(rp_shadow *s, uint64_t granule);
+/* The same, and a chunk found in the map replaces its cache entry. */
+void *shadow_find_refill(rp_shadow *s, uint64_t granule);
 
 /* Slot callbacks get the bytes of the granule concerned as `mask` (bit i =
  * byte granule*8 + i).

@@ -64,6 +64,26 @@ static void test_drops_only_covered_repeats(void **state)
     repeats_destroy(r);
 }
 
+/* The shadow's cache holds RP_SHADOW_CACHE_ENTRIES chunks, direct-mapped:
+ * granules whose chunks share an entry evict each other, and a repeat
+ * must be found through the map all the same (the cached-only test may
+ * miss it, never call a non-repeat one). */
+static void test_repeats_found_past_the_shadow_cache(void **state)
+{
+    (void)state;
+    rp_repeats *r = repeats_create();
+    uint64_t chunk_bytes = RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS;
+    uint64_t a = BASE, b = BASE + RP_SHADOW_CACHE_ENTRIES * chunk_bytes;
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, a, 8)));
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, b, 8)));          /* a's cache entry */
+    assert_null(repeats_slot_cached(r, 0, a, 8, true));
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, a, 4)));
+    assert_non_null(repeats_slot_cached(r, 0, a, 8, true));              /* refilled */
+    assert_true(feed(r, harness_event(RP_EV_WRITE, 0, b, 8)));
+    assert_null(repeats_slot_cached(r, 1, b, 8, true));                  /* thread 1: none */
+    repeats_destroy(r);
+}
+
 static void test_other_thread_sync_and_forget_end_repeats(void **state)
 {
     (void)state;
@@ -331,6 +351,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drops_only_covered_repeats),
+        cmocka_unit_test(test_repeats_found_past_the_shadow_cache),
         cmocka_unit_test(test_other_thread_sync_and_forget_end_repeats),
         cmocka_unit_test(test_receive_repeats_until_a_send),
         cmocka_unit_test(test_stamps_that_wrap_alias_nothing),
