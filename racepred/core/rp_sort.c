@@ -167,21 +167,38 @@ uint64_t *touched_bytes(const struct rp_event *log, uint32_t n, size_t *count)
     return v;
 }
 
+#define PAGE_BITS 12
+
 void lastw_init(rp_lastw *lw, const uint64_t *touched, size_t n_touched)
 {
     lw->touched = touched;
     lw->n_touched = n_touched;
     lw->last = rp_calloc("rp.lastw", n_touched + 1, sizeof *lw->last);
+    u64map_init(&lw->pages);
+    for (size_t j = 0; j < n_touched; j++)
+        if (j == 0 || touched[j] >> PAGE_BITS != touched[j - 1] >> PAGE_BITS)
+            u64map_put(&lw->pages, touched[j] >> PAGE_BITS, (void *)(uintptr_t)(j + 1));
 }
 
 void lastw_free(rp_lastw *lw)
 {
     rp_free(lw->last);
     lw->last = NULL;
+    u64map_free(&lw->pages);
+}
+
+size_t lastw_pos(const rp_lastw *lw, uint64_t obj)
+{
+    uintptr_t first = (uintptr_t)u64map_get(&lw->pages, obj >> PAGE_BITS);
+    if (first == 0)
+        return lower_bound_u64(lw->touched, lw->n_touched, obj);
+    size_t lo = first - 1, room = lw->n_touched - lo;
+    size_t span = room < ((size_t)1 << PAGE_BITS) ? room : (size_t)1 << PAGE_BITS;
+    return lo + lower_bound_u64(lw->touched + lo, span, obj);
 }
 
 void lastw_write(rp_lastw *lw, uint64_t obj, uint64_t size, uint32_t i)
 {
-    FOR_TOUCHED_IN(j, lw->touched, lw->n_touched, obj, size)
+    for (size_t j = lastw_pos(lw, obj); j < lw->n_touched && lw->touched[j] - obj < size; j++)
         lw->last[j] = i + 1;
 }
