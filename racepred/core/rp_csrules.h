@@ -17,12 +17,12 @@
  *     (reads: the write clocks; writes: both).  They are kept per 8-byte
  *     granule, and the bytes of a granule whose clocks of a kind are equal
  *     (nearly always: they were published together) share one clock, so an
- *     access costs a lookup and a join or two per granule, not per byte.  The current critical section
- *     is not in them until it is released, so the first section must be
- *     closed and the second may be open (seed 001 erratum E4).  Conflict is
- *     by byte; sections of the same thread count too (the published WCP
- *     algorithm; for DC and WDC it changes nothing because program order is
- *     part of the relation);
+ *     access costs a lookup and a join or two per granule, not per byte.
+ *     The current critical section is not in them until it is released,
+ *     so the first section must be closed and the second may be open
+ *     (seed 001 erratum E4).  Conflict is by byte; sections of the same
+ *     thread count too (the published WCP algorithm; for DC and WDC it
+ *     changes nothing because program order is part of the relation);
  *   - rule (b): per lock, the history of the critical sections of each
  *     thread (the acquire's epoch, the release's clock) — the per-lock
  *     queues of the published algorithms, shared by all readers: each
@@ -59,10 +59,11 @@
  *     threads without a fork.
  *   - rule (a): a clock per kind and (lock, granule) ever accessed inside a
  *     section on the lock (more where its bytes' clocks differ, at most 8
- *     of a kind); the bound counts (lock, byte) pairs.  Fresh memory (RP_EV_FORGET) drops its bytes: accesses
- *     before and after a forget do not conflict (rp_event.h).  The total
- *     is bounded by rp_cs_limits.max_bytes: beyond it, the locks with the
- *     most bytes lose them (counted), again a weaker relation.
+ *     of a kind); the bound counts (lock, byte) pairs.  Fresh memory
+ *     (RP_EV_FORGET) drops its bytes: accesses before and after a forget
+ *     do not conflict (rp_event.h).  The total is bounded by
+ *     rp_cs_limits.max_bytes: beyond it, the locks with the most bytes lose
+ *     them (counted), again a weaker relation.
  *   - the log of an open section (rp_cs_log, also sdp's and wdp's): its
  *     distinct accesses, published at the release.  A section held across
  *     a long loop repeats the same accesses; the log merges them (the same

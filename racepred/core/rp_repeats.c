@@ -107,11 +107,6 @@ static void note_access(rp_repeats *r, const rp_event *e)
     }
 }
 
-rp_repeat_slot *repeats_slot_uncached(rp_repeats *r, uint64_t granule)
-{
-    return shadow_find_refill(&r->shadow, granule);
-}
-
 bool repeats_two_granule_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr, uint32_t size,
                                 bool is_write, rp_repeat_slot *slots[2])
 {

@@ -166,6 +166,17 @@ static inline bool repeats_testable(const rp_repeats *r, rp_tid_t tid, uint64_t 
     return size - 1u < RP_SHADOW_GRANULE_SIZE - offset && tid < r->n_threads;
 }
 
+/* The filter's slot of granule if its chunk is in the shadow's cache,
+ * else NULL.  Typed arithmetic: the slot size is a constant here. */
+static inline rp_repeat_slot *repeats_cached_slot(const rp_repeats *r, uint64_t granule)
+{
+    const rp_shadow_cache_entry *c = shadow_cache_entry(&r->shadow,
+                                                        granule >> RP_SHADOW_CHUNK_BITS);
+    if (c->chunk != granule >> RP_SHADOW_CHUNK_BITS)
+        return NULL;
+    return (rp_repeat_slot *)c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1));
+}
+
 /* The slot of an access within one granule when it repeats, uncounted,
  * found through the shadow's cache only: NULL if it is no repeat, spans
  * two granules or its chunk is not in the cache (the front end's inline
@@ -175,37 +186,24 @@ static inline rp_repeat_slot *repeats_slot_cached(rp_repeats *r, rp_tid_t tid, u
 {
     if (!repeats_testable(r, tid, addr, size))
         return NULL;
-    uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
-    const rp_shadow_cache_entry *c = shadow_cache_entry(&r->shadow,
-                                                        granule >> RP_SHADOW_CHUNK_BITS);
-    if (c->chunk != granule >> RP_SHADOW_CHUNK_BITS)
-        return NULL;
-    /* Typed arithmetic: the slot size is a constant here. */
-    rp_repeat_slot *s = (rp_repeat_slot *)c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1));
-    return repeats_test(r, s, tid, addr, size, is_write);
+    rp_repeat_slot *s = repeats_cached_slot(r, addr >> RP_SHADOW_GRANULE_BITS);
+    return s == NULL ? NULL : repeats_test(r, s, tid, addr, size, is_write);
 }
 
-/* The filter's slot of granule when its chunk is not in the cache: from
- * the shadow's map, refilling the cache; NULL if there is none (out of
- * line).  A program that walks more chunks at random than the cache holds
+/* The slot of an access within one granule when it repeats, uncounted;
+ * NULL if it is no repeat or spans two granules.  A chunk not in the
+ * cache is looked up in the shadow's map (out of line, refilling the
+ * cache): a program that walks more chunks at random than the cache holds
  * (bzip2's block sort) would otherwise pass a repeat on to the detectors
  * at every cache miss. */
-rp_repeat_slot *repeats_slot_uncached(rp_repeats *r, uint64_t granule);
-
-/* The slot of an access within one granule when it repeats, uncounted;
- * NULL if it is no repeat or spans two granules. */
 static inline rp_repeat_slot *repeats_slot_of(rp_repeats *r, rp_tid_t tid, uint64_t addr,
                                               uint32_t size, bool is_write)
 {
     if (!repeats_testable(r, tid, addr, size))
         return NULL;
     uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
-    const rp_shadow_cache_entry *c = shadow_cache_entry(&r->shadow,
-                                                        granule >> RP_SHADOW_CHUNK_BITS);
-    rp_repeat_slot *s;
-    if (c->chunk == granule >> RP_SHADOW_CHUNK_BITS)
-        s = (rp_repeat_slot *)c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1));
-    else if ((s = repeats_slot_uncached(r, granule)) == NULL)
+    rp_repeat_slot *s = repeats_cached_slot(r, granule);
+    if (s == NULL && (s = shadow_find_refill(&r->shadow, granule)) == NULL)
         return NULL;
     return repeats_test(r, s, tid, addr, size, is_write);
 }

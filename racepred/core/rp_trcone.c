@@ -253,7 +253,7 @@ static void build_writers(rp_tcfacts *f)
             const uint32_t *w = lastw_of(&last, e->obj);
             for (uint32_t k = 0; k < e->size; k++)
                 f->writers[f->writer_off[i] + k] = w[k] - 1;
-        } else if (e->kind == RP_EV_FORGET || writes(e)) {
+        } else if (writes(e)) {
             lastw_write(&last, e->obj, e->size, i);
         }
     }
