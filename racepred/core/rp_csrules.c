@@ -711,7 +711,8 @@ static cs_granule *granule_with_room(cs_lock *l, uint64_t g, cs_granule *gr, uin
         return gr;
     while (cap < n + more)
         cap *= 2;
-    cs_granule *grown = rp_realloc("rp.csrules.granule", gr, sizeof *gr + cap * sizeof(cs_part));
+    cs_granule *grown = rp_realloc("rp.csrules.granule", gr,
+                                   sizeof *gr + cap * sizeof(cs_part));
     if (gr == NULL) {
         grown->n = 0;
         grown->bytes = 0;
