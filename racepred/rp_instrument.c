@@ -133,10 +133,15 @@ void on_access(Bool is_write, Addr addr, UWord size, Addr site)
                  (uint32_t)size, site | rp_site_current_tag);
 }
 
-/* Everything but the common case, out of line (it tests the filter again). */
+/* Everything but the common case, out of line (it tests the filter again).
+ * A report of this access takes its stack from the guest state, whose IP
+ * the translated code does not keep exact (declare_stack_reads): it is
+ * set to the access's instruction first.  Only a helper may do that; in a
+ * client request the IP is where the program resumes. */
 static __attribute__((noinline)) void on_access_rest(Bool is_write, Addr addr, UWord size,
                                                      Addr site)
 {
+    VG_(set_IP)(rp_threads_current_vg, site);
     on_access(is_write, addr, size, site);
 }
 
@@ -197,9 +202,11 @@ static VG_REGPARM(3) void on_access_floor(Addr addr, UWord size, Addr site)
     (void)site;
 }
 
-/* --history-level=full: the same, after noting the callers if stale. */
-static void note_history(void)
+/* --history-level=full: the same, after noting the callers if stale (the
+ * guest IP first set to the access's instruction: declare_stack_reads). */
+static void note_history(Addr site)
 {
+    VG_(set_IP)(rp_threads_current_vg, site);
     rp_history_note(rp_tool_engine != NULL
                     ? rp_engine_event_count(rp_tool_engine) + 1 : 0);
 }
@@ -207,14 +214,14 @@ static void note_history(void)
 static VG_REGPARM(3) void on_read_full(Addr addr, UWord size, Addr site)
 {
     if (UNLIKELY(rp_history_stale))
-        note_history();
+        note_history(site);
     on_read(addr, size, site);
 }
 
 static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
 {
     if (UNLIKELY(rp_history_stale))
-        note_history();
+        note_history(site);
     on_write(addr, size, site);
 }
 
@@ -267,6 +274,35 @@ static IRDirty *sync_call(Bool is_write, IRExpr *addr, Addr site)
                              mkIRExprVec_2(addr, mkIRExpr_HWord(site)));
 }
 
+/* The guest layout of the superblock being instrumented. */
+static const VexGuestLayout *guest_layout;
+
+static void declare_read(IRDirty *d, Int offset, Int size)
+{
+    Int i = d->nFxState++;
+
+    d->fxState[i].fx = Ifx_Read;
+    d->fxState[i].offset = offset;
+    d->fxState[i].size = size;
+    d->fxState[i].nRepeats = 0;
+    d->fxState[i].repeatLen = 0;
+}
+
+/* A report takes the current access's stack from the guest state when
+ * the helper runs, and VEX keeps the SP and FP exact only at the memory
+ * accesses themselves, which come after the helper: in a superblock that
+ * went on into a called function, the callee's first accesses would be
+ * unwound from the caller's registers (a garbage frame above the access).
+ * So the helper declares that it reads them, and VEX keeps their updates
+ * before it.  The IP is not kept exact at all (the last one written may
+ * be the call's); the helpers set it to the access's instruction before
+ * anything takes a stack (on_access_rest, note_history). */
+static void declare_stack_reads(IRDirty *d)
+{
+    declare_read(d, guest_layout->offset_SP, guest_layout->sizeof_SP);
+    declare_read(d, guest_layout->offset_FP, guest_layout->sizeof_FP);
+}
+
 /* Appends a call of on_read or on_write; `guard` may be NULL (always). */
 static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
                        Addr site, IRExpr *guard)
@@ -295,6 +331,8 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
                                             mkIRExpr_HWord(site)));
     if (guard != NULL)
         d->guard = guard;
+    if (!rp_instrument_floor && code_kind != RP_CODE_SYNC)
+        declare_stack_reads(d);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -446,6 +484,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
         VG_(tool_panic)("racepred: host and guest word sizes differ");
 
     sb_out = deepCopyIRSBExceptStmts(sb_in);
+    guest_layout = layout;
     code_kind = RP_CODE_IGNORED;
 
     /* The preamble before the first IMark (if any) belongs to no

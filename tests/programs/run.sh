@@ -49,7 +49,7 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier"
+racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier racy_callee"
 race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections"
 
 failures=0
@@ -718,6 +718,19 @@ for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier at
         for d in $bad; do cat "$tmp/err.$d"; done
     fi
 done
+
+# racy_callee's racy read is the first instruction of show(), translated
+# in worker()'s superblock: the stack above it must be unwound from
+# show(), not from a stale instruction pointer (which named worker() as
+# the access and a garbage frame above it).
+run_tool -q "$progs/racy_callee"
+if grep -A1 '   at 0x[0-9A-F]*: show (racy_callee.c:16)' "$tmp/err" |
+   grep -q '   by 0x[0-9A-F]*: worker (racy_callee.c:26)'; then
+    pass "racy_callee: the access is in show(), called by worker()"
+else
+    fail "racy_callee: wrong stack for the access"
+    cat "$tmp/err"
+fi
 
 # OpenMP sections (rp_intercepts_omp.c): the thread handed a section
 # yields, so the two sections of racy_omp_sections run on two threads and
