@@ -54,7 +54,7 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         rp_heap_block_new(tid, arg[1], arg[2], arg[3]);
         break;
     case RP_USERREQ_HEAP_BLOCK_RESIZED:
-        rp_heap_block_resized(arg[1], arg[2]);
+        rp_heap_block_resized(tid, arg[1], arg[2], arg[3]);
         break;
     case RP_USERREQ_HEAP_BLOCK_FREE:
         rp_heap_block_free(tid, arg[1], arg[2]);

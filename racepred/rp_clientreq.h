@@ -32,7 +32,8 @@ typedef enum {
     /* arg1 = first byte, arg2 = size asked for, arg3 = usable size: a heap
      * block just handed out. */
     RP_USERREQ_HEAP_BLOCK_NEW,
-    /* arg1 = first byte, arg2 = new size: realloc kept the block in place. */
+    /* arg1 = first byte, arg2 = new size, arg3 = new usable size: realloc
+     * kept the block in place. */
     RP_USERREQ_HEAP_BLOCK_RESIZED,
     /* arg1 = first byte, arg2 = the caller of free (or realloc): the block
      * is about to be freed. */

@@ -23,6 +23,7 @@ typedef struct {
     struct _VgHashNode *next;
     UWord key;                /* first byte */
     SizeT size;               /* as requested */
+    SizeT usable;             /* malloc_usable_size: bytes the block owns */
     ExeContext *allocated_at;
     rp_tid_t owner;           /* the allocating thread */
 } rp_block;
@@ -117,18 +118,25 @@ void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
         b = VG_(malloc)("rp.heap.block", sizeof *b);
     b->key = addr;
     b->size = size;
+    b->usable = usable;
     b->allocated_at = allocation_stack(vg_tid);
     b->owner = tid;
     VG_(HT_add_node)(blocks, b);
     rp_heap_fresh(tid, addr, usable);
 }
 
-void rp_heap_block_resized(Addr addr, SizeT size)
+void rp_heap_block_resized(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
 {
     rp_block *b = VG_(HT_lookup)(blocks, addr);
 
-    if (b != NULL)
-        b->size = size;
+    if (b == NULL)
+        return;
+    /* Grown in place: the new tail was another block, or free memory,
+     * until now; whatever was done to it is not this block's history. */
+    if (usable > b->usable)
+        rp_heap_fresh(rp_threads_of_vg(vg_tid), addr + b->usable, usable - b->usable);
+    b->size = size;
+    b->usable = usable;
 }
 
 Bool rp_heap_free_is_write = True;

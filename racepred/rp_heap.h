@@ -34,8 +34,9 @@ void rp_heap_fresh(rp_tid_t tid, Addr addr, SizeT len);
  * reserved `usable` bytes from addr. */
 void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable);
 
-/* A block realloc resized in place. */
-void rp_heap_block_resized(Addr addr, SizeT size);
+/* A block realloc resized in place (by `vg_tid`) to `size` bytes asked
+ * for, `usable` reserved: a grown tail is fresh memory. */
+void rp_heap_block_resized(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable);
 
 /* --free-is-write (default yes): a free writes its block. */
 extern Bool rp_heap_free_is_write;

@@ -98,7 +98,8 @@ RP_LIBC_FUNC(void *, pvalloc, size_t size)
 }
 
 /* A block realloc moved is new memory and the old one is gone; one it
- * resized in place keeps its history (the old bytes are the same object). */
+ * resized in place keeps its history (the old bytes are the same object),
+ * and a tail it grew into is new memory. */
 RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
 {
     OrigFn fn;
@@ -109,7 +110,7 @@ RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
     if (p == NULL)
         return p;
     if (p == old) {
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_RESIZED, p, size);
+        RP_REQUEST3(RP_USERREQ_HEAP_BLOCK_RESIZED, p, size, malloc_usable_size(p));
         return p;
     }
     if (old != NULL)

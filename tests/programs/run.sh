@@ -50,7 +50,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier racy_callee"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections realloc_in_place"
 
 failures=0
 checks=0
