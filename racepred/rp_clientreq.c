@@ -77,6 +77,9 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_BARRIER_DESTROY:
         rp_barriers_destroy(arg[1]);
         break;
+    case RP_USERREQ_SWITCHES:
+        *ret = rp_threads_switches;
+        return True;
     default:
         /* In racepred's range but neither the preload's nor racepred.h's:
          * handled here, so that Valgrind does not stop the program. */

@@ -51,7 +51,9 @@ typedef enum {
      * over. */
     RP_USERREQ_BARRIER_DEPART,
     /* arg1 = barrier: pthread_barrier_destroy succeeded. */
-    RP_USERREQ_BARRIER_DESTROY
+    RP_USERREQ_BARRIER_DESTROY,
+    /* Returns rp_threads_switches (rp_intercepts_omp.c). */
+    RP_USERREQ_SWITCHES
 } rp_userreq;
 
 #endif

@@ -32,11 +32,26 @@
     ret_ty I_WRAP_SONAME_FNNAME_ZU(libgompZdsoZa, f)(args);                  \
     ret_ty I_WRAP_SONAME_FNNAME_ZU(libgompZdsoZa, f)(args)
 
-/* A thread that got section `section` (0: none left) lets the others in. */
+/* Yields at most this many times for one section. */
+#define RP_GOMP_YIELDS 20
+
+/* A thread that got section `section` (0: none left) lets the others in:
+ * it yields until another thread has had the CPU.  One yield is not
+ * always enough on a loaded machine: the thread the system has not run
+ * yet cannot queue for Valgrind's lock, and the CPU comes straight back. */
 static unsigned after_handout(unsigned section)
 {
-    if (section != 0)
+    unsigned long switches;
+    int i;
+
+    if (section == 0)
+        return section;
+    switches = RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0);
+    for (i = 0; i < RP_GOMP_YIELDS; i++) {
         sched_yield();
+        if (RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0) != switches)
+            break;
+    }
     return section;
 }
 

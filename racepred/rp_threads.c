@@ -129,9 +129,13 @@ static UInt ignores_of(const rp_thread *t)
          | (t->ignore_writes > 0 ? RP_IGNORE_WRITES : 0);
 }
 
+UWord rp_threads_switches;
+
 static void on_start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
+    if (tid != rp_threads_current_vg)
+        rp_threads_switches++;
     rp_threads_current_vg = tid;
     rp_threads_current = rp_by_vg[tid];
     rp_threads_current_ignores = ignores_of(&threads[rp_threads_current]);

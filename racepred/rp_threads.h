@@ -25,6 +25,10 @@
 extern rp_tid_t rp_threads_current;
 extern ThreadId rp_threads_current_vg;
 
+/* How many times the CPU went to another thread than the one that had it
+ * (RP_USERREQ_SWITCHES: a yielding thread can tell whether anyone ran). */
+extern UWord rp_threads_switches;
+
 /* What the running thread asked not to be seen (ANNOTATE_IGNORE_*,
  * RACEPRED_IGNORE_*): RP_IGNORE_READS and/or RP_IGNORE_WRITES, 0 almost
  * always.  Read by the instrumentation's helpers on every access. */
