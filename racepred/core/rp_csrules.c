@@ -76,11 +76,13 @@ typedef struct cs_open {
     rp_cs_log log;
 } cs_open;
 
-/* The critical sections a thread has open, innermost last. */
+/* The critical sections a thread has open, innermost last; and the
+ * entries of the largest log it closed, for the next section it opens. */
 typedef struct cs_thread {
     cs_open *open;
     uint32_t n, cap;
     bool ended;
+    rp_cs_log spare;
 } cs_thread;
 
 struct rp_csrules {
@@ -283,7 +285,8 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
     th->open = grow(th->open, th->n, &th->cap, sizeof(cs_open));
     cs_open *o = &th->open[th->n++];
     o->lock = lock;
-    rp_memset(&o->log, 0, sizeof o->log);
+    o->log = th->spare;
+    rp_memset(&th->spare, 0, sizeof th->spare);
     if (!cs->rule_b)
         return;
     cs_lock *l = lock_of(cs, lock);
@@ -866,9 +869,27 @@ static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released,
     }
 }
 
+/* A closed section's log becomes the thread's spare if it is larger:
+ * sections that access much (7-Zip's match finder holds its lock over
+ * whole blocks) would otherwise grow a log to the bound and free it
+ * again every time, most of the run spent in the allocator and in page
+ * faults. */
+static void keep_spare(cs_thread *th, rp_cs_log *log)
+{
+    if (log->cap <= th->spare.cap) {
+        cslog_free(log);
+        return;
+    }
+    cslog_free(&th->spare);
+    th->spare.entries = log->entries;
+    th->spare.cap = log->cap;
+    th->spare.n = 0;
+    th->spare.full = false;
+}
+
 static void close_open(cs_thread *th, uint32_t i)
 {
-    cslog_free(&th->open[i].log);
+    keep_spare(th, &th->open[i].log);
     for (uint32_t j = i + 1; j < th->n; j++)
         th->open[j - 1] = th->open[j];
     th->n--;
@@ -964,6 +985,7 @@ void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
     rp_free(th->open);
     th->open = NULL;
     th->cap = 0;
+    cslog_free(&th->spare);
     th->ended = true;
     end_ctx end = { cs, tid };
     u64map_for_each(&cs->locks, drop_consumption, &end);
@@ -1054,6 +1076,7 @@ void csrules_destroy(rp_csrules *cs)
     for (uint32_t t = 0; t < cs->n_threads; t++) {
         for (uint32_t i = 0; i < cs->threads[t].n; i++)
             cslog_free(&cs->threads[t].open[i].log);
+        cslog_free(&cs->threads[t].spare);
         rp_free(cs->threads[t].open);
     }
     rp_free(cs->threads);
