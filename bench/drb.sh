@@ -10,7 +10,9 @@
 # build are skipped), runs it under racepred with OMP_NUM_THREADS=2 (set it
 # to change that) and a 120 s limit, and prints a line per program: its
 # label, racepred's error contexts and the exit code (124: the limit), then
-# the counts by label.  Logs stay in --out (default /tmp/racepred-drb).
+# the counts by label.  Runs the in-tree build (vglib/) when there is one,
+# else the installed racepred; VALGRIND_LIB chooses another.  Logs stay
+# in --out (default /tmp/racepred-drb).
 set -u
 
 drb=${1:?usage: bench/drb.sh DATARACEBENCH_DIR [--out=DIR] [racepred options...]}
@@ -22,6 +24,12 @@ if [ $# -gt 0 ] && [ "${1#--out=}" != "$1" ]; then
 fi
 mkdir -p "$out"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+# The build this script belongs to, unless VALGRIND_LIB says otherwise
+# (an installed racepred may be older).
+top=$(cd "$(dirname "$0")/.." && pwd)
+if [ -z "${VALGRIND_LIB:-}" ] && [ -x "$top/vglib/racepred-amd64-linux" ]; then
+    export VALGRIND_LIB="$top/vglib"
+fi
 
 for f in "$drb"/micro-benchmarks/DRB*.c; do
     n=$(basename "$f" .c)

@@ -3,6 +3,7 @@
 
 #include "rp_shadow.h"
 #include "rp_shim.h"
+#include "rp_slab.h"
 #include "rp_u64map.h"
 
 /* Rule (a)'s clocks of one lock l for one 8-byte granule: L^r_{l,x} and
@@ -622,11 +623,34 @@ bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t pro
 
 /* ---- rule-(a) granules: parts, bound and forget ------------------------------- */
 
+/* Granules of 1 to 32 parts (at most 8 of each kind; a publication may
+ * split some before parts merge again), from
+ * slabs: a lock whose bytes reach --cs-bytes frees all its granules at
+ * once and the next sections make them again, tens of thousands per
+ * section on 7-Zip. */
+#define GRANULE_CLASSES 6
+#define GRANULE_CLASS(k) { .size = sizeof(cs_granule) + (1u << (k)) * sizeof(cs_part), \
+                           .cost_centre = "rp.csrules.granule" }
+
+static rp_slab granule_classes[GRANULE_CLASSES] = {
+    GRANULE_CLASS(0), GRANULE_CLASS(1), GRANULE_CLASS(2), GRANULE_CLASS(3), GRANULE_CLASS(4),
+    GRANULE_CLASS(5)
+};
+
+static rp_slab *granule_class(uint32_t cap)
+{
+    uint32_t k = 0;
+    while ((1u << k) < cap)
+        k++;
+    rp_assert(k < GRANULE_CLASSES);
+    return &granule_classes[k];
+}
+
 static void free_granule(cs_granule *gr)
 {
     for (uint32_t i = 0; i < gr->n; i++)
         vc_free(&gr->parts[i].clock);
-    rp_free(gr);
+    slab_put(granule_class(gr->cap), gr);
 }
 
 /* Removes gr's parts of no byte, keeping the order of the others. */
@@ -714,11 +738,13 @@ static cs_granule *granule_with_room(cs_lock *l, uint64_t g, cs_granule *gr, uin
         return gr;
     while (cap < n + more)
         cap *= 2;
-    cs_granule *grown = rp_realloc("rp.csrules.granule", gr,
-                                   sizeof *gr + cap * sizeof(cs_part));
+    cs_granule *grown = slab_get(granule_class(cap));
     if (gr == NULL) {
         grown->n = 0;
         grown->bytes = 0;
+    } else {
+        rp_memcpy(grown, gr, sizeof *gr + n * sizeof(cs_part));
+        slab_put(granule_class(gr->cap), gr);
     }
     grown->cap = (uint8_t)cap;
     u64map_put(&l->granules, g, grown);

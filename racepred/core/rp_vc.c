@@ -2,29 +2,21 @@
 #include "rp_vc.h"
 
 #include "rp_shim.h"
+#include "rp_slab.h"
 
 /* Clock arrays of up to 4 << (VC_POOL_CLASSES - 1) entries come from
- * slabs, one free list per capacity class (4 << k entries): wcp, dc and
- * sdp keep a clock per critical section and per synchronisation object,
- * millions of 16- to 64-byte arrays on a lock-heavy server, and the host
- * allocator's per-block bookkeeping cost more than the clocks' own work
- * (memcached under the default detectors: a fifth of the run in Valgrind's
- * free-list code).  A freed array goes back to its class's list; slabs are
- * kept for the process's life, so the memory of small clocks stays at its
- * peak.  Larger clocks use the allocator directly. */
+ * slabs (rp_slab.h), one per capacity class (4 << k entries): wcp, dc and
+ * sdp keep a clock per critical section, per synchronisation object and
+ * per part of a lock's granule, millions of 16- to 64-byte arrays on a
+ * lock-heavy server.  Larger clocks use the allocator directly. */
 #define VC_POOL_CLASSES 8
-#define VC_SLAB_BYTES (64u << 10)
 
-typedef struct vc_free_array {
-    struct vc_free_array *next;
-} vc_free_array;
+#define VC_CLASS(k) { .size = (4u << (k)) * sizeof(uint32_t), .cost_centre = "rp.vc.slab" }
 
-typedef struct vc_class {
-    vc_free_array *free;
-    char *slab, *slab_end;
-} vc_class;
-
-static vc_class classes[VC_POOL_CLASSES];
+static rp_slab classes[VC_POOL_CLASSES] = {
+    VC_CLASS(0), VC_CLASS(1), VC_CLASS(2), VC_CLASS(3),
+    VC_CLASS(4), VC_CLASS(5), VC_CLASS(6), VC_CLASS(7)
+};
 
 /* The class of a capacity (a power of two times 4), or VC_POOL_CLASSES. */
 static unsigned cap_class(uint32_t cap)
@@ -38,35 +30,19 @@ static unsigned cap_class(uint32_t cap)
 /* An array of cap entries, contents undefined. */
 static uint32_t *clock_array_get(uint32_t cap)
 {
-    size_t bytes = cap * sizeof(uint32_t);
     unsigned k = cap_class(cap);
     if (k >= VC_POOL_CLASSES)
-        return rp_malloc("rp.vc", bytes);
-    vc_class *c = &classes[k];
-    if (c->free != NULL) {
-        vc_free_array *a = c->free;
-        c->free = a->next;
-        return (uint32_t *)a;
-    }
-    if (c->slab == NULL || (size_t)(c->slab_end - c->slab) < bytes) {
-        c->slab = rp_malloc("rp.vc.slab", VC_SLAB_BYTES);
-        c->slab_end = c->slab + VC_SLAB_BYTES;
-    }
-    uint32_t *clock = (uint32_t *)c->slab;
-    c->slab += bytes;
-    return clock;
+        return rp_malloc("rp.vc", cap * sizeof(uint32_t));
+    return slab_get(&classes[k]);
 }
 
 static void clock_array_put(uint32_t *clock, uint32_t cap)
 {
     unsigned k = cap_class(cap);
-    if (k >= VC_POOL_CLASSES) {
+    if (k >= VC_POOL_CLASSES)
         rp_free(clock);
-        return;
-    }
-    vc_free_array *a = (vc_free_array *)clock;
-    a->next = classes[k].free;
-    classes[k].free = a;
+    else
+        slab_put(&classes[k], clock);
 }
 
 void vc_init(rp_vc *vc)
