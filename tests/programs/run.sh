@@ -50,7 +50,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier racy_callee"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections realloc_in_place"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks realloc_in_place"
 
 failures=0
 checks=0
@@ -732,24 +732,30 @@ else
     cat "$tmp/err"
 fi
 
-# OpenMP sections (rp_intercepts_omp.c): the thread handed a section
-# yields, so the two sections of racy_omp_sections run on two threads and
-# their writes race; which thread runs which section depends on the
-# schedule, so the report is checked for its two lines in either order.
-if built racy_omp_sections; then
-    run_native racy_omp_sections
-    run_tool -q --error-exitcode=42 "$progs/racy_omp_sections"
+# OpenMP sections and tasks (rp_intercepts_omp.c): the thread handed a
+# section yields, and so does a task when it starts, so the two sections
+# of racy_omp_sections and the two tasks of racy_omp_tasks run on two
+# threads and their writes race; which thread runs which one depends on
+# the schedule, so the report is checked for its two lines in either
+# order.
+check_two_writes() {
+    p=$1 expected_lines=$2
+    built "$p" || return 0
+    run_native "$p"
+    run_tool -q --error-exitcode=42 "$progs/$p"
     report_lines "$tmp/err" >"$tmp/report"
     lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort | tr '\n' ' ')
     if [ "$rc" -eq 42 ] && [ "$(grep -c '^Data race (hb, observed) during write of size 4' "$tmp/report")" -eq 1 ] &&
-       [ "$lines" = "racy_omp_sections.c:19) racy_omp_sections.c:21) " ] &&
+       [ "$lines" = "$expected_lines" ] &&
        grep -q 'data symbol "last"' "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
-        pass "racy_omp_sections: the two sections' writes race"
+        pass "$p: the two writes race"
     else
-        fail "racy_omp_sections: exit code $rc, lines '$lines'"
+        fail "$p: exit code $rc, lines '$lines'"
         cat "$tmp/err"
     fi
-fi
+}
+check_two_writes racy_omp_sections "racy_omp_sections.c:19) racy_omp_sections.c:21) "
+check_two_writes racy_omp_tasks "racy_omp_tasks.c:16) racy_omp_tasks.c:18) "
 
 echo "$((checks - failures)) of $checks checks passed"
 [ "$failures" -eq 0 ]
