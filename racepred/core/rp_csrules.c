@@ -624,10 +624,9 @@ bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t pro
 /* ---- rule-(a) granules: parts, bound and forget ------------------------------- */
 
 /* Granules of 1 to 32 parts (at most 8 of each kind; a publication may
- * split some before parts merge again), from
- * slabs: a lock whose bytes reach --cs-bytes frees all its granules at
- * once and the next sections make them again, tens of thousands per
- * section on 7-Zip. */
+ * split some before parts merge again), from slabs: a lock whose bytes
+ * reach --cs-bytes frees all its granules at once and the next sections
+ * make them again, tens of thousands per section on 7-Zip. */
 #define GRANULE_CLASSES 6
 #define GRANULE_CLASS(k) { .size = sizeof(cs_granule) + (1u << (k)) * sizeof(cs_part), \
                            .cost_centre = "rp.csrules.granule" }
