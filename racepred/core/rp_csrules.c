@@ -86,7 +86,10 @@ typedef struct cs_thread {
     rp_cs_log spare;
 } cs_thread;
 
+#define CS_GRANULE_CLASSES 6
+
 struct rp_csrules {
+    rp_slab granule_slabs[CS_GRANULE_CLASSES];   /* 2^k parts (granule_class) */
     bool rule_b;
     bool own_sections;     /* a thread consumes its own history too (sdp) */
     rp_cs_limits *limits;  /* NULL: unbounded */
@@ -624,32 +627,24 @@ bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t pro
 /* ---- rule-(a) granules: parts, bound and forget ------------------------------- */
 
 /* Granules of 1 to 32 parts (at most 8 of each kind; a publication may
- * split some before parts merge again), from slabs: a lock whose bytes
- * reach --cs-bytes frees all its granules at once and the next sections
- * make them again, tens of thousands per section on 7-Zip. */
-#define GRANULE_CLASSES 6
-#define GRANULE_CLASS(k) { .size = sizeof(cs_granule) + (1u << (k)) * sizeof(cs_part), \
-                           .cost_centre = "rp.csrules.granule" }
-
-static rp_slab granule_classes[GRANULE_CLASSES] = {
-    GRANULE_CLASS(0), GRANULE_CLASS(1), GRANULE_CLASS(2), GRANULE_CLASS(3), GRANULE_CLASS(4),
-    GRANULE_CLASS(5)
-};
-
-static rp_slab *granule_class(uint32_t cap)
+ * split some before parts merge again) come from the rules' own slabs, one
+ * per power of two (rp_slab.h): a lock whose bytes reach --cs-bytes frees
+ * all its granules at once and the next sections make them again, tens of
+ * thousands per section on 7-Zip. */
+static rp_slab *granule_class(rp_csrules *cs, uint32_t cap)
 {
     uint32_t k = 0;
     while ((1u << k) < cap)
         k++;
-    rp_assert(k < GRANULE_CLASSES);
-    return &granule_classes[k];
+    rp_assert(k < CS_GRANULE_CLASSES);
+    return &cs->granule_slabs[k];
 }
 
-static void free_granule(cs_granule *gr)
+static void free_granule(rp_csrules *cs, cs_granule *gr)
 {
     for (uint32_t i = 0; i < gr->n; i++)
         vc_free(&gr->parts[i].clock);
-    slab_put(granule_class(gr->cap), gr);
+    slab_put(granule_class(cs, gr->cap), gr);
 }
 
 /* Removes gr's parts of no byte, keeping the order of the others. */
@@ -680,27 +675,39 @@ static void clear_granule_bytes(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t 
     drop_empty_parts(gr);
     if (gr->bytes == 0) {
         u64map_remove(&l->granules, g);
-        free_granule(gr);
+        free_granule(cs, gr);
     }
 }
 
-/* u64map visitor: frees a removed granule, adding its bytes to *ctx. */
+/* Granules removed from a lock's map, and their bytes. */
+typedef struct granule_sink {
+    rp_csrules *cs;
+    uint64_t bytes;
+} granule_sink;
+
+/* u64map visitor: frees a removed granule, counting its bytes. */
 static void free_counted_granule(void *ctx, uint64_t key, void *value)
 {
+    granule_sink *sink = ctx;
     cs_granule *gr = value;
-    uint64_t *bytes = ctx;
     (void)key;
-    if (bytes != NULL)
-        *bytes += shadow_mask_bytes(gr->bytes);
-    free_granule(gr);
+    sink->bytes += shadow_mask_bytes(gr->bytes);
+    free_granule(sink->cs, gr);
+}
+
+/* Frees all of l's granules (their bytes uncounted). */
+static void free_granules(rp_csrules *cs, cs_lock *l)
+{
+    granule_sink sink = { cs, 0 };
+    u64map_for_each(&l->granules, free_counted_granule, &sink);
+    u64map_free(&l->granules);
 }
 
 static void clear_bytes(rp_csrules *cs, cs_lock *l)
 {
     cs->n_bytes -= l->n_bytes;
     l->n_bytes = 0;
-    u64map_for_each(&l->granules, free_counted_granule, NULL);
-    u64map_free(&l->granules);
+    free_granules(cs, l);
 }
 
 static void find_largest(void *ctx, uint64_t key, void *value)
@@ -729,7 +736,8 @@ static void enforce_byte_bound(rp_csrules *cs)
 
 /* Granule g of l (gr, NULL if l has none yet), made if new, with room for
  * `more` parts. */
-static cs_granule *granule_with_room(cs_lock *l, uint64_t g, cs_granule *gr, uint32_t more)
+static cs_granule *granule_with_room(rp_csrules *cs, cs_lock *l, uint64_t g, cs_granule *gr,
+                                     uint32_t more)
 {
     uint32_t n = gr == NULL ? 0 : gr->n;
     uint32_t cap = gr == NULL ? 1 : gr->cap;
@@ -737,13 +745,13 @@ static cs_granule *granule_with_room(cs_lock *l, uint64_t g, cs_granule *gr, uin
         return gr;
     while (cap < n + more)
         cap *= 2;
-    cs_granule *grown = slab_get(granule_class(cap));
+    cs_granule *grown = slab_get(granule_class(cs, cap));
     if (gr == NULL) {
         grown->n = 0;
         grown->bytes = 0;
     } else {
         rp_memcpy(grown, gr, sizeof *gr + n * sizeof(cs_part));
-        slab_put(granule_class(gr->cap), gr);
+        slab_put(granule_class(cs, gr->cap), gr);
     }
     grown->cap = (uint8_t)cap;
     u64map_put(&l->granules, g, grown);
@@ -801,7 +809,7 @@ static void publish_granule(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t mask
                             bool is_write, const rp_vc *released)
 {
     cs_granule *gr = u64map_get(&l->granules, g);
-    gr = granule_with_room(l, g, gr, parts_needed(gr, mask, is_write));
+    gr = granule_with_room(cs, l, g, gr, parts_needed(gr, mask, is_write));
     uint8_t rest = mask;
     for (uint32_t i = 0, n = gr->n; i < n; i++) {
         cs_part *p = &gr->parts[i];
@@ -844,11 +852,11 @@ static void forget_in_lock(void *ctx, uint64_t key, void *value)
     if (last == first)
         return;
     clear_granule_bytes(r->cs, l, last, shadow_granule_mask(last, r->addr, r->size));
-    uint64_t removed = 0;
+    granule_sink removed = { r->cs, 0 };
     u64map_remove_range(&l->granules, first + 1, last - first - 1, free_counted_granule,
                         &removed);
-    l->n_bytes -= removed;
-    r->cs->n_bytes -= removed;
+    l->n_bytes -= removed.bytes;
+    r->cs->n_bytes -= removed.bytes;
 }
 
 void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size)
@@ -1024,6 +1032,10 @@ rp_csrules *csrules_create(bool rule_b)
     cs->rule_b = rule_b;
     cs->limits = configured_limits;
     u64map_init(&cs->locks);
+    for (uint32_t k = 0; k < CS_GRANULE_CLASSES; k++) {
+        cs->granule_slabs[k].size = sizeof(cs_granule) + ((size_t)1 << k) * sizeof(cs_part);
+        cs->granule_slabs[k].cost_centre = "rp.csrules.granule";
+    }
     return cs;
 }
 
@@ -1080,10 +1092,8 @@ static void free_history(cs_history *h)
 static void free_lock(void *ctx, uint64_t key, void *value)
 {
     cs_lock *l = value;
-    (void)ctx;
     (void)key;
-    u64map_for_each(&l->granules, free_counted_granule, NULL);
-    u64map_free(&l->granules);
+    free_granules(ctx, l);
     for (uint32_t t = 0; t < l->n_tracks; t++) {
         free_history(&l->tracks[t].history);
         rp_free(l->tracks[t].progress);
@@ -1096,7 +1106,7 @@ void csrules_destroy(rp_csrules *cs)
 {
     if (cs == NULL)
         return;
-    u64map_for_each(&cs->locks, free_lock, NULL);
+    u64map_for_each(&cs->locks, free_lock, cs);
     u64map_free(&cs->locks);
     for (uint32_t t = 0; t < cs->n_threads; t++) {
         for (uint32_t i = 0; i < cs->threads[t].n; i++)
@@ -1105,5 +1115,7 @@ void csrules_destroy(rp_csrules *cs)
         rp_free(cs->threads[t].open);
     }
     rp_free(cs->threads);
+    for (uint32_t k = 0; k < CS_GRANULE_CLASSES; k++)
+        slab_fini(&cs->granule_slabs[k]);
     rp_free(cs);
 }

@@ -3,8 +3,8 @@
  * rules' granules).
  *
  * One rp_slab hands out objects of one size, carved from 64 KiB slabs
- * taken from the host allocator and never given back (the memory of a
- * class stays at its peak).  A freed object goes on a stack of pointers,
+ * taken from the host allocator and given back only by slab_fini (the
+ * memory of a class stays at its peak until then).  A freed object goes on a stack of pointers,
  * not on a chain through the objects: popping a chained list loads the
  * object's first word, a cache miss when it was freed long ago, and the
  * critical-section rules free tens of thousands at once (when a lock's
@@ -24,11 +24,17 @@ typedef struct rp_slab {
     void **free;
     uint32_t n_free, cap_free;
     char *slab, *slab_end;
+    void **slabs;          /* every slab taken, for slab_fini */
+    uint32_t n_slabs, cap_slabs;
 } rp_slab;
 
 /* An object of s->size bytes, contents undefined.  A slab starts
  * zero-filled but for size and cost_centre. */
 void *slab_get(rp_slab *s);
 void slab_put(rp_slab *s, void *object);
+
+/* Gives back every slab (every object of s goes with them); s can be
+ * used again. */
+void slab_fini(rp_slab *s);
 
 #endif
