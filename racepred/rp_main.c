@@ -225,6 +225,8 @@ static void post_clo_init(void)
     env.all_pairs = False;
     env.window = (UInt)clo_window;
     env.skip_repeats = True;
+    /* --history-level=full finds the earlier access's stack by its event. */
+    env.sites_suffice = rp_history != RP_HISTORY_FULL;
     cs_limits.max_sections = (UInt)clo_cs_sections;
     cs_limits.max_bytes = (ULong)clo_cs_bytes;
     csrules_set_limits(&cs_limits);

@@ -2,6 +2,7 @@
 #include "rp_allpairs.h"
 
 #include "rp_cellctx.h"
+#include "rp_cellsets.h"
 #include "rp_shadow.h"
 #include "rp_shim.h"
 #include "rp_sort.h"
@@ -53,7 +54,9 @@ static inline uint64_t cell_ref(const rp_cellctx_table *t, ap_cell c)
  * a zero low byte, its array of 2^k cells: k in bits 8-12, the array's
  * address divided by 8 (it is a multiple of 8) in bits 13-63.  An array
  * has no header: its cells come first, each with its bytes, the unused
- * rest is zero.  Most granules have one cell, which then costs no array. */
+ * rest is zero.  Most granules have one cell, which then costs no array.
+ * With sites_suffice, bits 8-12 may be SLOT_SET instead: the address is an
+ * interned set's (rp_cellsets.h), which the granule shares. */
 typedef struct ap_slot {
     uint64_t word;
 } ap_slot;
@@ -61,6 +64,7 @@ typedef struct ap_slot {
 #define SLOT_ARRAY_SHIFT 13
 #define SLOT_CAP_SHIFT 8
 #define SLOT_CAP_BITS 0x1Fu
+#define SLOT_SET SLOT_CAP_BITS
 
 static inline bool slot_holds_cell(uint64_t word)
 {
@@ -77,11 +81,26 @@ static inline uint32_t slot_cap_log(uint64_t word)
     return (uint32_t)(word >> SLOT_CAP_SHIFT) & SLOT_CAP_BITS;
 }
 
+static inline bool slot_holds_set(uint64_t word)
+{
+    return word != 0 && !slot_holds_cell(word) && slot_cap_log(word) == SLOT_SET;
+}
+
+static inline rp_cellset *slot_set(uint64_t word)
+{
+    return (rp_cellset *)slot_array(word);
+}
+
+static inline uint64_t set_word(rp_cellset *set)
+{
+    return (uint64_t)(uintptr_t)set >> 3 << SLOT_ARRAY_SHIFT | (uint64_t)SLOT_SET << SLOT_CAP_SHIFT;
+}
+
 static inline uint64_t array_word(ap_cell *cells, uint32_t cap_log)
 {
     uint64_t word = (uint64_t)(uintptr_t)cells >> 3 << SLOT_ARRAY_SHIFT
                     | (uint64_t)cap_log << SLOT_CAP_SHIFT;
-    rp_assert(slot_array(word) == cells && cap_log <= SLOT_CAP_BITS);
+    rp_assert(slot_array(word) == cells && cap_log < SLOT_SET);
     return word;
 }
 
@@ -100,6 +119,11 @@ static inline ap_cell_run slot_cells(ap_slot *s)
     if (slot_holds_cell(s->word)) {
         r.cell = &s->word;
         r.n = 1;
+        return r;
+    }
+    if (slot_holds_set(s->word)) {
+        r.cell = slot_set(s->word)->cells;
+        r.n = slot_set(s->word)->n;
         return r;
     }
     uint32_t cap = (uint32_t)1 << slot_cap_log(s->word);
@@ -184,6 +208,10 @@ struct rp_allpairs {
     rp_shadow shadow;
     ap_pool pool;
     rp_cellctx_table contexts;
+    /* env.sites_suffice in location mode: a cell names the latest access
+     * of its context, granules share interned sets. */
+    bool shares;
+    rp_cellsets sets;
 
     ap_pending pending[PENDING_MAX];
     uint32_t n_pending;
@@ -294,6 +322,115 @@ static void slot_append(ap_pool *p, ap_slot *s, ap_cell c)
     s->word = array_word(bigger, cap_log + 1u);
 }
 
+/* ---- shared cell sets (sites_suffice) ------------------------------------- */
+
+/* A set the table drops lets go of its contexts. */
+static void drop_set(void *ctx, rp_cellset *set)
+{
+    rp_allpairs *p = ctx;
+    for (uint32_t i = 0; i < set->n; i++)
+        cellctx_release(&p->contexts, cell_context(set->cells[i]));
+}
+
+/* Lets go of what a slot's word holds: its cell's context, its set, or
+ * its array's contexts and the array. */
+static void word_release(rp_allpairs *p, uint64_t word)
+{
+    if (slot_holds_set(word)) {
+        slot_set(word)->holders--;
+        return;
+    }
+    ap_slot s = { word };
+    ap_cell_run r = slot_cells(&s);
+    for (uint32_t i = 0; i < r.n; i++)
+        cellctx_release(&p->contexts, cell_context(r.cell[i]));
+    if (r.in_array)
+        pool_free(&p->pool, r.cell, slot_cap_log(word));
+}
+
+static void hold_cells(rp_allpairs *p, const ap_cell *cells, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        cellctx_hold(&p->contexts, cell_context(cells[i]));
+}
+
+/* A private array of the n cells, which it holds. */
+static uint64_t array_of(rp_allpairs *p, const ap_cell *cells, uint32_t n)
+{
+    uint32_t cap_log = 0;
+    while ((uint32_t)1 << cap_log < n)
+        cap_log++;
+    ap_cell *array = pool_alloc(&p->pool, cap_log);
+    rp_memcpy(array, cells, n * sizeof *cells);
+    hold_cells(p, cells, n);
+    return array_word(array, cap_log);
+}
+
+/* The word of n >= 2 cells: the interned set of this list, else a private
+ * array.  Only a list met recently (rp_cellsets.h) is looked for: most
+ * lists that are not sets then cost no probe of the table, and a set whose
+ * mark was overwritten is found again from the list's next meeting. */
+static uint64_t shared_word(rp_allpairs *p, const ap_cell *cells, uint32_t n)
+{
+    if (n > CELLSET_MAX)
+        return array_of(p, cells, n);
+    uint64_t hash = cellsets_hash(cells, n);
+    if (!cellsets_met_before(&p->sets, hash))
+        return array_of(p, cells, n);
+    rp_cellset *set = cellsets_find(&p->sets, cells, n, hash);
+    if (set == NULL) {
+        /* Held first: making room may drop sets that alone held them. */
+        hold_cells(p, cells, n);
+        set = cellsets_add(&p->sets, cells, n, hash);
+    }
+    set->holders++;
+    return set_word(set);
+}
+
+/* The slot holds the n cells (a copy) instead of what it held, in a set
+ * if `share` and the list is one: the new holds come before the old ones
+ * are let go, which may share contexts. */
+static void slot_store(rp_allpairs *p, ap_slot *s, const ap_cell *cells, uint32_t n, bool share)
+{
+    uint64_t old = s->word;
+    if (n == 0) {
+        s->word = 0;
+    } else if (n == 1) {
+        cellctx_hold(&p->contexts, cell_context(cells[0]));
+        s->word = cells[0];
+    } else {
+        s->word = share ? shared_word(p, cells, n) : array_of(p, cells, n);
+    }
+    word_release(p, old);
+}
+
+/* Whether n cells are the set's (no library call: most accesses to a
+ * set's granule change nothing, and this is how they find out). */
+static inline bool same_cells(const ap_cell *cells, uint32_t n, const rp_cellset *set)
+{
+    if (n != set->n)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (cells[i] != set->cells[i])
+            return false;
+    return true;
+}
+
+/* slot_forget for a slot that shares a set. */
+static void set_forget(rp_allpairs *p, ap_slot *s, uint8_t mask)
+{
+    const rp_cellset *set = slot_set(s->word);
+    ap_cell cells[CELLSET_MAX];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < set->n; i++) {
+        uint8_t left = cell_mask(set->cells[i]) & (uint8_t)~mask;
+        if (left != 0)
+            cells[n++] = cell_with_mask(set->cells[i], left);
+    }
+    if (!same_cells(cells, n, set))
+        slot_store(p, s, cells, n, true);
+}
+
 /* Removes the bytes `mask` from every cell (RP_EV_FORGET); a cell left
  * without bytes lets go of its context.  An emptied array stays with its
  * granule: a small forget (a stack frame) is about to be used again. */
@@ -301,8 +438,12 @@ static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     rp_allpairs *p = ctx;
     ap_slot *s = slot;
-    ap_cell_run r = slot_cells(s);
     (void)granule;
+    if (slot_holds_set(s->word)) {
+        set_forget(p, s, mask);
+        return;
+    }
+    ap_cell_run r = slot_cells(s);
     uint32_t kept = 0;
     for (uint32_t i = 0; i < r.n; i++) {
         ap_cell c = r.cell[i];
@@ -336,13 +477,9 @@ static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 {
     rp_allpairs *p = ctx;
     ap_slot *s = slot;
-    ap_cell_run r = slot_cells(s);
     (void)granule;
     (void)mask;
-    for (uint32_t i = 0; i < r.n; i++)
-        cellctx_release(&p->contexts, cell_context(r.cell[i]));
-    if (r.in_array)
-        pool_free(&p->pool, r.cell, slot_cap_log(s->word));
+    word_release(p, s->word);
     s->word = 0;
 }
 
@@ -523,7 +660,7 @@ static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
 }
 
 /* Whether the bytes of mask are one run. */
-static bool contiguous(uint8_t mask)
+static inline bool contiguous(uint8_t mask)
 {
     uint32_t run = (uint32_t)mask >> lowest_byte(mask);
     return (run & (run + 1)) == 0;
@@ -532,7 +669,7 @@ static bool contiguous(uint8_t mask)
 /* The context of the access's cell in the granule of its bytes `mask`.
  * Only an access within the granule may have twins: its size is then the
  * number of its bytes here. */
-static rp_cellctx_key access_key(const rp_allpairs_access *a, uint8_t mask)
+static inline rp_cellctx_key access_key(const rp_allpairs_access *a, uint8_t mask)
 {
     uint32_t size = a->e->size;
     rp_cellctx_key key = { a->e->site, a->e->tid, a->clock, a->hb_clock, a->tag,
@@ -544,51 +681,63 @@ static rp_cellctx_key access_key(const rp_allpairs_access *a, uint8_t mask)
 /* A cell the access could share (rp_allpairs.h, twins): another instance
  * of the same instruction in the same epoch, thread, kind and tag, of the
  * same size, both within this granule, their bytes together one run. */
-static bool is_twin(const rp_cellctx *x, const rp_cellctx_key *key, uint8_t cell_bytes,
+static inline bool is_twin(const rp_cellctx *x, const rp_cellctx_key *key, uint8_t cell_bytes,
                     uint8_t mask)
 {
     return key->twin_size != 0 && cellctx_has_key(x, key) && contiguous(cell_bytes | mask);
 }
 
-/* The access joins its twin's cell, which now names it; the cell moves to
- * a newer context of the same key when its own cannot reach the access. */
+/* The cell of context `number` for reference ref.  When granules share
+ * sets, the context's base moves to ref first: the cell, and every cell of
+ * the context, names the latest access of the context, and equal cells of
+ * different granules are equal words. */
+static ap_cell cell_for(rp_allpairs *p, uint32_t number, uint64_t ref, uint8_t mask)
+{
+    if (p->shares)
+        p->contexts.ctx[number].base_ref = ref;
+    return make_cell(&p->contexts, number, ref, mask);
+}
+
+/* The twin's cell c joined by the access, which it now names: in a newer
+ * context of the same key when c's own cannot reach the access.  Holding
+ * the context is the caller's business. */
+static ap_cell twin_joined(rp_allpairs *p, ap_cell c, const rp_cellctx_key *key, uint64_t ref,
+                           uint8_t mask)
+{
+    uint32_t number = cell_context(c);
+    if (!cellctx_reaches(&p->contexts, number, ref))
+        number = cellctx_intern(&p->contexts, key, ref);
+    return cell_for(p, number, ref, cell_mask(c) | mask);
+}
+
 static void merge_twin(rp_allpairs *p, ap_cell *c, const rp_cellctx_key *key, uint64_t ref,
                        uint8_t mask)
 {
     uint32_t number = cell_context(*c);
-    uint8_t bytes = cell_mask(*c) | mask;
-    if (!cellctx_reaches(&p->contexts, number, ref)) {
-        uint32_t newer = cellctx_intern(&p->contexts, key, ref);
-        cellctx_hold(&p->contexts, newer);
+    ap_cell joined = twin_joined(p, *c, key, ref, mask);
+    if (cell_context(joined) != number) {
+        cellctx_hold(&p->contexts, cell_context(joined));
         cellctx_release(&p->contexts, number);
-        number = newer;
     }
-    *c = make_cell(&p->contexts, number, ref, bytes);
+    *c = joined;
 }
 
-static void add_cell(rp_allpairs *p, ap_slot *s, const rp_cellctx_key *key, uint64_t ref,
-                     uint8_t mask)
+/* Races of the access with a granule's n cells `in`, and eviction of its
+ * bytes `mask` from the ordered ones (all of them for a write, reads only
+ * for a read; unless the detector objects).  The cells kept go to out, in
+ * order (out may be in); a dropped cell lets go of its context if `owned`.
+ * Returns how many were kept; *twin: the index in out of the access's
+ * twin, or NO_INDEX.  Inlined into both callers: it is the loop of every
+ * access that reaches the detector. */
+static inline __attribute__((always_inline)) uint32_t
+scan_cells(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event, uint64_t granule,
+           const rp_cellctx_key *key, uint8_t mask, const ap_cell *in, uint32_t n, ap_cell *out,
+           bool owned, uint32_t *twin)
 {
-    uint32_t number = cellctx_intern(&p->contexts, key, ref);
-    cellctx_hold(&p->contexts, number);
-    slot_append(&p->pool, s, make_cell(&p->contexts, number, ref, mask));
-}
-
-/* One granule of an access: races with the unordered conflicting cells,
- * eviction of the bytes `mask` from the ordered cells (all of them for a
- * write, reads only for a read; unless the detector objects), the access's
- * own cell appended or merged into its twin's; the kept cells are
- * compacted in order. */
-static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
-                           uint64_t granule, uint8_t mask)
-{
-    ap_slot *s = shadow_slot(&p->shadow, granule);
-    rp_cellctx_key key = access_key(a, mask);
-    ap_cell_run r = slot_cells(s);
     uint32_t kept = 0;
-    uint32_t twin = NO_INDEX;
-    for (uint32_t i = 0; i < r.n; i++) {
-        ap_cell c = r.cell[i];
+    *twin = NO_INDEX;
+    for (uint32_t i = 0; i < n; i++) {
+        ap_cell c = in[i];
         const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(c));
         uint8_t cmask = cell_mask(c);
         uint8_t both = cmask & mask;
@@ -596,27 +745,89 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
             /* untouched */
         } else if (x->clock > vc_get(a->order, x->tid)) {
             unordered_cell(p, a, event, granule, c, x, both);
-        } else if ((key.is_write || !x->is_write) && may_evict(p, x->tag, a->tag)) {
+        } else if ((key->is_write || !x->is_write) && may_evict(p, x->tag, a->tag)) {
             if (p->env.all_pairs)
                 add_edge(p, (uint32_t)cell_ref(&p->contexts, c), event);
             cmask &= (uint8_t)~mask;
             if (cmask == 0) {
-                cellctx_release(&p->contexts, cell_context(c));
+                if (owned)
+                    cellctx_release(&p->contexts, cell_context(c));
                 continue;
             }
             c = cell_with_mask(c, cmask);
         }
-        r.cell[kept] = c;
-        if (is_twin(x, &key, cmask, mask))
-            twin = kept;
+        out[kept] = c;
+        if (is_twin(x, key, cmask, mask))
+            *twin = kept;
         kept++;
     }
+    return kept;
+}
+
+/* A granule that shares a set (sites_suffice): scan_cells on a copy of
+ * its cells, the access's cell added or merged, and the new list stored
+ * unless it is the old one (most repeated accesses change nothing).  A
+ * twin that took new bytes (a byte-wise loop, eight times a granule) moves
+ * the granule to a private array, which the next bytes change in place:
+ * looking for a set at every byte cost pigz 4 % of its time. */
+static void access_set_granule(rp_allpairs *p, const rp_allpairs_access *a, ap_slot *s,
+                               uint64_t granule, uint8_t mask)
+{
+    const rp_cellset *set = slot_set(s->word);
+    rp_cellctx_key key = access_key(a, mask);
+    ap_cell cells[CELLSET_MAX + 1];
+    uint32_t twin;
+    uint32_t n = scan_cells(p, a, ALLPAIRS_NO_EVENT, granule, &key, mask, set->cells, set->n,
+                            cells, false, &twin);
+    uint64_t ref = a->e->id;
+    if (twin != NO_INDEX)
+        cells[twin] = twin_joined(p, cells[twin], &key, ref, mask);
+    else
+        cells[n++] = cell_for(p, cellctx_intern(&p->contexts, &key, ref), ref, mask);
+    if (!same_cells(cells, n, set))
+        slot_store(p, s, cells, n, twin == NO_INDEX);
+}
+
+/* Whether appending a cell to a slot of `kept` cells needs a new array. */
+static bool append_grows(const ap_slot *s, uint32_t kept)
+{
+    return slot_holds_cell(s->word)
+           || (s->word != 0 && kept == (uint32_t)1 << slot_cap_log(s->word));
+}
+
+/* One granule of an access: scan_cells on the granule's own cells, which
+ * are compacted in place, then the access's own cell merged into its
+ * twin's or appended.  When granules share sets, a list that outgrows its
+ * slot or array is stored anew (slot_store): as a set if it is one.  A
+ * list that changes in place (byte-wise loops merging twins) pays no hash. */
+static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
+                           uint64_t granule, uint8_t mask)
+{
+    ap_slot *s = shadow_slot(&p->shadow, granule);
+    if (slot_holds_set(s->word)) {
+        access_set_granule(p, a, s, granule, mask);
+        return;
+    }
+    rp_cellctx_key key = access_key(a, mask);
+    ap_cell_run r = slot_cells(s);
+    uint32_t twin;
+    uint32_t kept = scan_cells(p, a, event, granule, &key, mask, r.cell, r.n, r.cell, true, &twin);
     slot_keep(s, &r, kept);
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
-    if (twin != NO_INDEX && !p->env.all_pairs)
+    if (twin != NO_INDEX && !p->env.all_pairs) {
         merge_twin(p, &r.cell[twin], &key, ref, mask);
-    else
-        add_cell(p, s, &key, ref, mask);
+        return;
+    }
+    ap_cell c = cell_for(p, cellctx_intern(&p->contexts, &key, ref), ref, mask);
+    if (p->shares && kept < CELLSET_MAX && append_grows(s, kept)) {
+        ap_cell cells[CELLSET_MAX];
+        rp_memcpy(cells, r.cell, kept * sizeof *cells);
+        cells[kept] = c;
+        slot_store(p, s, cells, kept + 1, true);
+        return;
+    }
+    cellctx_hold(&p->contexts, cell_context(c));
+    slot_append(&p->pool, s, c);
 }
 
 uint32_t allpairs_access(rp_allpairs *p, const rp_allpairs_access *a)
@@ -809,6 +1020,8 @@ rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_confi
     rp_allpairs *p = rp_calloc("rp.allpairs", 1, sizeof *p);
     p->env = *env;
     p->config = *config;
+    p->shares = env->sites_suffice && !env->all_pairs;
+    cellsets_init(&p->sets, drop_set, p);
     shadow_init(&p->shadow, sizeof(ap_slot));
     shadow_set_release(&p->shadow, slot_release, p);
     cellctx_init(&p->contexts);
@@ -821,6 +1034,7 @@ void allpairs_destroy(rp_allpairs *p)
         return;
     shadow_for_each(&p->shadow, slot_release, p);
     shadow_fini(&p->shadow);
+    cellsets_fini(&p->sets);
     pool_fini(&p->pool);
     cellctx_fini(&p->contexts);
     for (uint32_t i = 0; i < p->n_snapshots; i++) {

@@ -68,6 +68,13 @@ typedef struct rp_detector_env {
      * (rp_repeats.h); honoured in location mode when every enabled
      * detector is repeat_safe. */
     bool skip_repeats;
+    /* Races need their earlier access only by site, thread, kind and
+     * bytes, not by event: no witness is looked for and no stack is found
+     * by event id.  Race-pair cells may then name the latest access of
+     * their site, thread and epoch, and granules share equal cells
+     * (rp_cellsets.h).  The engine passes it on to detectors only when it
+     * keeps no window. */
+    bool sites_suffice;
 } rp_detector_env;
 
 typedef struct rp_detector_ops {

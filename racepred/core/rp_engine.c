@@ -301,6 +301,7 @@ rp_engine *rp_engine_create(const char *detectors, const rp_detector_env *env,
         d->source->reports = r;
         d->source->bit = registry_bit(found[i]);
         d->env = *env;
+        d->env.sites_suffice = env->sites_suffice && eng->window == NULL;
         d->env.report = collect;
         d->env.report_ctx = d->source;
         setup_detector(d, found[i]);

@@ -30,10 +30,11 @@ void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t
     rp_engine_destroy(eng);
 }
 
-void harness_run_filtered(const char *detectors, rp_event *events, size_t n, race_log *log,
-                          size_t **position_of)
+void harness_run_filtered(const char *detectors, bool sites_suffice, rp_event *events, size_t n,
+                          race_log *log, size_t **position_of)
 {
-    rp_detector_env env = { .report = log_race, .report_ctx = log, .skip_repeats = true };
+    rp_detector_env env = { .report = log_race, .report_ctx = log, .skip_repeats = true,
+                            .sites_suffice = sites_suffice };
     rp_engine *eng = rp_engine_create(detectors, &env, NULL);
     for (size_t i = 0; i < n; i++) {
         events[i].id = 0;

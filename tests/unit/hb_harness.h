@@ -23,11 +23,12 @@ void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t
                  race_log *log);
 
 /* The same with the engine's filter of repeated accesses on (location mode,
- * rp_repeats.h).  Dropped events keep id 0, so ids are no longer positions:
+ * rp_repeats.h), as the tool runs it; with sites_suffice (rp_detector.h)
+ * too if asked.  Dropped events keep id 0, so ids are no longer positions:
  * *position_of[id - 1] is the index in `events` of the event numbered id
  * (caller frees). */
-void harness_run_filtered(const char *detectors, rp_event *events, size_t n, race_log *log,
-                          size_t **position_of);
+void harness_run_filtered(const char *detectors, bool sites_suffice, rp_event *events, size_t n,
+                          race_log *log, size_t **position_of);
 
 /* Sorted, deduplicated (first.id << 32 | second.id) keys of the log; returns
  * the count, *keys must be freed. */

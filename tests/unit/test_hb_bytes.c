@@ -134,7 +134,7 @@ static void test_same_epoch_repeats_report_once(void **state)
      * report, the first write against thread 1's. */
     race_log log = { NULL, 0, 0 };
     size_t *position_of;
-    harness_run_filtered("hb", ev, 4, &log, &position_of);
+    harness_run_filtered("hb", false, ev, 4, &log, &position_of);
     assert_int_equal(log.count, 1);
     assert_int_equal(position_of[log.races[0].first.id - 1], 0);
     assert_int_equal(position_of[log.races[0].second.id - 1], 3);

@@ -176,16 +176,24 @@ static bool twin_races(const rp_event *ev, const oracle *o, size_t first, size_t
     return false;
 }
 
+/* How location mode runs: as the engine is given events, with its filter
+ * of repeated accesses (rp_repeats.h), or as the tool runs hb: filtered,
+ * and races known by their earlier access's site (sites_suffice: cells
+ * name the latest access of their context, granules share cell sets). */
+typedef enum run_mode { RUN_PLAIN, RUN_FILTERED, RUN_SHARED } run_mode;
+
+static const char *const mode_names[] = { "", " (filtered)", " (shared)" };
+
 /* Location mode: only oracle pairs (up to twins), and every racy unit
- * (variable or byte) is covered by some report; with `filtered`, the engine drops repeated
- * accesses first (rp_repeats.h), so event ids are mapped back to positions. */
+ * (variable or byte) is covered by some report; when filtered, dropped
+ * events have no id, so ids are mapped back to positions. */
 static bool location_mode_sound_and_covering(rp_event *ev, size_t n, const oracle *o,
-                                             bool per_byte, bool filtered)
+                                             bool per_byte, run_mode mode)
 {
     race_log log = { NULL, 0, 0 };
     size_t *position_of = NULL;
-    if (filtered) {
-        harness_run_filtered("hb", ev, n, &log, &position_of);
+    if (mode != RUN_PLAIN) {
+        harness_run_filtered("hb", mode == RUN_SHARED, ev, n, &log, &position_of);
     } else {
         harness_run("hb", false, ev, n, &log);
         position_of = malloc((n + 1) * sizeof *position_of);
@@ -197,8 +205,8 @@ static bool location_mode_sound_and_covering(rp_event *ev, size_t n, const oracl
         const rp_race *r = &log.races[k];
         size_t first = position_of[r->first.id - 1], second = position_of[r->second.id - 1];
         if (!twin_races(ev, o, first, second)) {
-            fprintf(stderr, "location mode%s: non-race %zu-%zu\n", filtered ? " (filtered)" : "",
-                    first + 1, second + 1);
+            fprintf(stderr, "location mode%s: non-race %zu-%zu\n", mode_names[mode], first + 1,
+                    second + 1);
             ok = false;
         }
     }
@@ -218,8 +226,8 @@ static bool location_mode_sound_and_covering(rp_event *ev, size_t n, const oracl
                     covered = r->addr == ev[i].obj;
             }
             if (!covered) {
-                fprintf(stderr, "location mode%s: race %zu-%zu not covered\n",
-                        filtered ? " (filtered)" : "", i + 1, j + 1);
+                fprintf(stderr, "location mode%s: race %zu-%zu not covered\n", mode_names[mode],
+                        i + 1, j + 1);
                 ok = false;
             }
         }
@@ -338,8 +346,9 @@ static void test_random_text_traces(void **state)
         assert_true(parsed);
         compute_oracle(t.events, t.n_events, &o);
         bool ok = all_pairs_match(t.events, t.n_events, &o)
-                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, false)
-                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, true);
+                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, RUN_PLAIN)
+                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, RUN_FILTERED)
+                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, RUN_SHARED);
         if (!ok)
             fprintf(stderr, "trace %u:\n%s", iter, g.text);
         assert_true(ok);
@@ -436,8 +445,9 @@ static void test_random_byte_traces(void **state)
         generate_bytes(&g, 2 + rnd(24));
         compute_oracle(g.ev, g.n, &o);
         bool ok = all_pairs_match(g.ev, g.n, &o)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, false)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, true);
+                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_PLAIN)
+                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_FILTERED)
+                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_SHARED);
         if (!ok) {
             fprintf(stderr, "byte trace %u:\n", iter);
             print_events(g.ev, g.n);
@@ -490,10 +500,110 @@ static void test_filtered_epoch_traces(void **state)
         byte_gen g;
         generate_epochs(&g, 2 + rnd(MAX_EVENTS - 2));
         compute_oracle(g.ev, g.n, &o);
-        bool ok = location_mode_sound_and_covering(g.ev, g.n, &o, true, false)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, true);
+        bool ok = location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_PLAIN)
+                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_FILTERED)
+                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_SHARED);
         if (!ok) {
             fprintf(stderr, "epoch trace %u:\n", iter);
+            print_events(g.ev, g.n);
+        }
+        assert_true(ok);
+    }
+}
+
+/* ---- loop traces: granules with equal cell lists ---------------------- */
+
+/* Threads run loops over four granules: an iteration reads or writes one
+ * granule with two to four instructions (sites), each on its own bytes,
+ * or byte by byte with one instruction (twins), so that granules end with
+ * equal cell lists, which share sets when sites suffice; lock operations
+ * and forgets between loops. */
+static void generate_loops(byte_gen *g, unsigned n_events)
+{
+    memset(g, 0, sizeof *g);
+    g->n_threads = 2 + rnd(2);
+    g->writer[0] = g->writer[1] = -1;
+    while (g->n < n_events) {
+        unsigned t = rnd(g->n_threads);
+        unsigned choice = rnd(10);
+        if (choice < 2 && try_rwlock_op(g, t))
+            continue;
+        if (choice == 2) {
+            push_forget(g, t);
+            continue;
+        }
+        bool bytewise = rnd(4) == 0;
+        unsigned parts = bytewise ? 8 : 2 + rnd(3);
+        uint32_t width = bytewise ? 1 : parts == 2 ? 4 : 2;
+        rp_event_kind kind = rnd(3) == 0 ? RP_EV_WRITE : RP_EV_READ;
+        for (unsigned gi = rnd(4), left = 1 + rnd(4); gi < 4 && left > 0; gi++, left--)
+            for (unsigned k = 0; k < parts && g->n < n_events; k++) {
+                push(g, kind, t, BYTE_BASE + 8 * gi + width * k, width);
+                g->ev[g->n - 1].site = 0x100 + 16 * (kind == RP_EV_WRITE) + (bytewise ? 8 : k);
+            }
+    }
+}
+
+/* What a location-mode report says of a race, but for its earlier
+ * access's event: that is the latest of its site, thread and epoch when
+ * sites suffice. */
+static uint64_t report_key(const rp_race *r)
+{
+    return r->first.site << 40 ^ (uint64_t)r->first.tid << 36 ^ (uint64_t)r->first.is_write << 35
+           ^ (uint64_t)r->observed << 34 ^ r->second.id;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted, deduplicated report keys of a filtered run. */
+static size_t run_keys(rp_event *ev, size_t n, bool sites_suffice, uint64_t *keys)
+{
+    race_log log = { NULL, 0, 0 };
+    size_t *position_of = NULL;
+    harness_run_filtered("hb", sites_suffice, ev, n, &log, &position_of);
+    for (size_t i = 0; i < log.count; i++)
+        keys[i] = report_key(&log.races[i]);
+    qsort(keys, log.count, sizeof *keys, compare_keys);
+    size_t unique = 0;
+    for (size_t i = 0; i < log.count; i++)
+        if (unique == 0 || keys[i] != keys[unique - 1])
+            keys[unique++] = keys[i];
+    free(position_of);
+    free(log.races);
+    return unique;
+}
+
+/* Sharing cells changes what a race names as its earlier event, nothing
+ * else: the same sites, threads, kinds and second accesses. */
+static bool shared_reports_match(rp_event *ev, size_t n)
+{
+    static uint64_t exact[MAX_EVENTS * MAX_EVENTS], shared[MAX_EVENTS * MAX_EVENTS];
+    size_t n_exact = run_keys(ev, n, false, exact);
+    size_t n_shared = run_keys(ev, n, true, shared);
+    if (n_exact == n_shared && memcmp(exact, shared, n_exact * sizeof *exact) == 0)
+        return true;
+    fprintf(stderr, "shared cells: %zu reports, exact: %zu\n", n_shared, n_exact);
+    return false;
+}
+
+static void test_shared_cell_traces(void **state)
+{
+    (void)state;
+    rng_state = 0x2545F4914F6CDD1Dull;
+    static oracle o;
+    for (unsigned iter = 0; iter < BYTE_TRACES; iter++) {
+        byte_gen g;
+        generate_loops(&g, 2 + rnd(MAX_EVENTS - 2));
+        compute_oracle(g.ev, g.n, &o);
+        bool ok = location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_FILTERED)
+                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_SHARED)
+                  && shared_reports_match(g.ev, g.n);
+        if (!ok) {
+            fprintf(stderr, "loop trace %u:\n", iter);
             print_events(g.ev, g.n);
         }
         assert_true(ok);
@@ -506,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_random_text_traces),
         cmocka_unit_test(test_random_byte_traces),
         cmocka_unit_test(test_filtered_epoch_traces),
+        cmocka_unit_test(test_shared_cell_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
