@@ -45,6 +45,13 @@
  * them for the next use; chunks a forget covers whole are freed.  There is
  * no fast path: the engine's filter of repeats (rp_repeats.h) comes first.
  *
+ * Shared cells (location mode, env->sites_suffice): a cell names the latest
+ * access of its context, so granules that a loop gave the same accesses
+ * have equal lists; a list that outgrows its slot or array is looked up
+ * among interned sets (rp_cellsets.h) and the granule points to the set.
+ * A set's granule that changes gets a new list (set or array); the set
+ * itself never changes.
+ *
  * All-pairs mode (env->all_pairs): every eviction adds an edge evicted ≺
  * evicting (seed 000 erratum E1: ordered means clock <= order[tid]); every
  * unordered conflicting pair found online is kept as a "conc" pair (α, β)
