@@ -35,7 +35,7 @@
 
 #include "rp_preload.h"
 
-__thread int rp_preload_c11_depth;
+__thread int rp_preload_c11_depth RP_TLS;
 
 /* Tells the tool the preload is in place: without it every lock and join
  * would go unseen, and the tool warns at exit if this never arrived. */
@@ -338,8 +338,8 @@ RP_PTH_FUNC(int, pthreadZuspinZuunlock, pthread_spinlock_t *lock)
  * finishes; every caller receives after the real call.  glibc calls the
  * routine without an argument, so the trampoline finds it in thread-local
  * variables set by the same thread just before. */
-static __thread void (*once_routine)(void);
-static __thread pthread_once_t *once_control;
+static __thread void (*once_routine)(void) RP_TLS;
+static __thread pthread_once_t *once_control RP_TLS;
 
 static void once_trampoline(void)
 {

@@ -170,8 +170,8 @@ RP_LIBC_FUNC(int, cndZubroadcast, cnd_t *cond)
 /* As pthread_once (rp_intercepts.c): the routine runs through a trampoline
  * that sends on the flag when it returns, before glibc releases the other
  * callers; every caller receives when call_once returns. */
-static __thread void (*once_routine)(void);
-static __thread once_flag *once_flag_of;
+static __thread void (*once_routine)(void) RP_TLS;
+static __thread once_flag *once_flag_of RP_TLS;
 
 static void once_trampoline(void)
 {
