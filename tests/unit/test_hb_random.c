@@ -375,6 +375,14 @@ static void push(byte_gen *g, rp_event_kind kind, unsigned t, uint64_t obj, uint
     g->ev[g->n++] = harness_event(kind, t, obj, size);
 }
 
+/* An empty trace of two or three threads, no lock held. */
+static void start_gen(byte_gen *g)
+{
+    memset(g, 0, sizeof *g);
+    g->n_threads = 2 + rnd(2);
+    g->writer[0] = g->writer[1] = -1;
+}
+
 static bool try_rwlock_op(byte_gen *g, unsigned t)
 {
     unsigned l = rnd(2);
@@ -414,9 +422,7 @@ static void push_forget(byte_gen *g, unsigned t)
 
 static void generate_bytes(byte_gen *g, unsigned n_events)
 {
-    memset(g, 0, sizeof *g);
-    g->n_threads = 2 + rnd(2);
-    g->writer[0] = g->writer[1] = -1;
+    start_gen(g);
     while (g->n < n_events) {
         unsigned t = rnd(g->n_threads);
         unsigned choice = rnd(20);
@@ -468,9 +474,7 @@ static void test_random_byte_traces(void **state)
  * epochs and order threads, forgets clear bytes. */
 static void generate_epochs(byte_gen *g, unsigned n_events)
 {
-    memset(g, 0, sizeof *g);
-    g->n_threads = 2 + rnd(2);
-    g->writer[0] = g->writer[1] = -1;
+    start_gen(g);
     while (g->n < n_events) {
         unsigned t = rnd(g->n_threads);
         unsigned choice = rnd(12);
@@ -520,9 +524,7 @@ static void test_filtered_epoch_traces(void **state)
  * and forgets between loops. */
 static void generate_loops(byte_gen *g, unsigned n_events)
 {
-    memset(g, 0, sizeof *g);
-    g->n_threads = 2 + rnd(2);
-    g->writer[0] = g->writer[1] = -1;
+    start_gen(g);
     while (g->n < n_events) {
         unsigned t = rnd(g->n_threads);
         unsigned choice = rnd(10);
