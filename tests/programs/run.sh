@@ -49,7 +49,7 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier racy_callee"
+racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier racy_callee racy_struct_fields"
 race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place"
 
 failures=0
@@ -728,6 +728,24 @@ for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier at
         for d in $bad; do cat "$tmp/err.$d"; done
     fi
 done
+
+# racy_struct_fields under hb alone: its granules share one cell set
+# (rp_cellsets.h) unless --history-level=full keeps every cell's own
+# event; both must name the write of the field that was read, as the
+# default detectors do (the expected report without its "Found by").
+if built racy_struct_fields; then
+    grep -v '^Found by: ' "$expected/racy_struct_fields.stderr.exp" >"$tmp/hb_expected"
+    for level in approx full; do
+        run_tool -q --detector=hb --history-level=$level "$progs/racy_struct_fields"
+        report_lines "$tmp/err" >"$tmp/report"
+        if cmp -s "$tmp/hb_expected" "$tmp/report"; then
+            pass "racy_struct_fields: hb, --history-level=$level: the field's own write"
+        else
+            fail "racy_struct_fields: hb, --history-level=$level"
+            diff -u "$tmp/hb_expected" "$tmp/report"
+        fi
+    done
+fi
 
 # racy_callee's racy read is the first instruction of show(), translated
 # in worker()'s superblock: the stack above it must be unwound from
