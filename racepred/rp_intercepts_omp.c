@@ -36,19 +36,27 @@
 /* Yields at most this many times for one section. */
 #define RP_GOMP_YIELDS 20
 
+/* Yields at most `yields` times, until another thread has had the CPU
+ * since Valgrind's thread switches numbered `switches`; returns their
+ * number after the last yield. */
+static unsigned long yield_until_switch(unsigned long switches, int yields)
+{
+    unsigned long now = switches;
+    int i;
+
+    for (i = 0; i < yields && now == switches; i++) {
+        sched_yield();
+        now = RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0);
+    }
+    return now;
+}
+
 /* Yields until another thread has had the CPU.  One yield is not always
  * enough on a loaded machine: the thread the system has not run yet
  * cannot queue for Valgrind's lock, and the CPU comes straight back. */
 static void let_others_in(void)
 {
-    unsigned long switches = RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0);
-    int i;
-
-    for (i = 0; i < RP_GOMP_YIELDS; i++) {
-        sched_yield();
-        if (RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0) != switches)
-            break;
-    }
+    yield_until_switch(RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0), RP_GOMP_YIELDS);
 }
 
 /* A thread that got section `section` (0: none left) lets the others in. */
@@ -207,8 +215,7 @@ static void before_critical(void)
         critical_switches = switches;
         return;
     }
-    sched_yield();
-    critical_switches = RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0);
+    critical_switches = yield_until_switch(switches, 1);
     if (critical_switches != switches)
         critical_interval = RP_CRITICAL_POLLS;
     else if (critical_interval < RP_CRITICAL_POLLS_MAX)

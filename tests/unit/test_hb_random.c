@@ -236,6 +236,15 @@ static bool location_mode_sound_and_covering(rp_event *ev, size_t n, const oracl
     return ok;
 }
 
+/* The same in every run mode. */
+static bool location_modes_sound_and_covering(rp_event *ev, size_t n, const oracle *o,
+                                              bool per_byte)
+{
+    return location_mode_sound_and_covering(ev, n, o, per_byte, RUN_PLAIN)
+           && location_mode_sound_and_covering(ev, n, o, per_byte, RUN_FILTERED)
+           && location_mode_sound_and_covering(ev, n, o, per_byte, RUN_SHARED);
+}
+
 /* ---- text traces ------------------------------------------------------- */
 
 typedef struct text_gen {
@@ -346,9 +355,7 @@ static void test_random_text_traces(void **state)
         assert_true(parsed);
         compute_oracle(t.events, t.n_events, &o);
         bool ok = all_pairs_match(t.events, t.n_events, &o)
-                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, RUN_PLAIN)
-                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, RUN_FILTERED)
-                  && location_mode_sound_and_covering(t.events, t.n_events, &o, false, RUN_SHARED);
+                  && location_modes_sound_and_covering(t.events, t.n_events, &o, false);
         if (!ok)
             fprintf(stderr, "trace %u:\n%s", iter, g.text);
         assert_true(ok);
@@ -451,9 +458,7 @@ static void test_random_byte_traces(void **state)
         generate_bytes(&g, 2 + rnd(24));
         compute_oracle(g.ev, g.n, &o);
         bool ok = all_pairs_match(g.ev, g.n, &o)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_PLAIN)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_FILTERED)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_SHARED);
+                  && location_modes_sound_and_covering(g.ev, g.n, &o, true);
         if (!ok) {
             fprintf(stderr, "byte trace %u:\n", iter);
             print_events(g.ev, g.n);
@@ -504,9 +509,7 @@ static void test_filtered_epoch_traces(void **state)
         byte_gen g;
         generate_epochs(&g, 2 + rnd(MAX_EVENTS - 2));
         compute_oracle(g.ev, g.n, &o);
-        bool ok = location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_PLAIN)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_FILTERED)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_SHARED);
+        bool ok = location_modes_sound_and_covering(g.ev, g.n, &o, true);
         if (!ok) {
             fprintf(stderr, "epoch trace %u:\n", iter);
             print_events(g.ev, g.n);
@@ -601,8 +604,7 @@ static void test_shared_cell_traces(void **state)
         byte_gen g;
         generate_loops(&g, 2 + rnd(MAX_EVENTS - 2));
         compute_oracle(g.ev, g.n, &o);
-        bool ok = location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_FILTERED)
-                  && location_mode_sound_and_covering(g.ev, g.n, &o, true, RUN_SHARED)
+        bool ok = location_modes_sound_and_covering(g.ev, g.n, &o, true)
                   && shared_reports_match(g.ev, g.n);
         if (!ok) {
             fprintf(stderr, "loop trace %u:\n", iter);
