@@ -29,6 +29,7 @@
 #include "rp_offline.h"
 #include "rp_record.h"
 #include "rp_reserve.h"
+#include "rp_syscalls.h"
 #include "rp_sarif.h"
 #include "rp_sched.h"
 #include "rp_spill.h"
@@ -120,6 +121,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BINT_CLO(arg, "--max-memory", clo_max_memory_mb, 0, 1LL << 30) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
+    } else if VG_BOOL_CLO(arg, "--fd-sync", rp_syscalls_fd_sync) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -152,7 +154,10 @@ static void print_usage(void)
 "                              access: nothing, its instruction, or its full\n"
 "                              stack (slower) [approx]\n"
 "    --free-is-write=yes|no    a free (or a realloc that moves) writes the\n"
-"                              whole block [yes]\n");
+"                              whole block [yes]\n"
+"    --fd-sync=yes|no          a write into a file descriptor (pipe, socket,\n"
+"                              eventfd) orders before the reads that follow\n"
+"                              it [yes]\n");
     VG_(printf)(
 "    --window=N                events kept to build witnesses for predicted\n"
 "                              races (%u..%u, 24 bytes each) [%u]\n",
@@ -309,7 +314,7 @@ static void pre_clo_init(void)
     rp_heap_init();
     rp_errors_init();
     rp_clientreq_init();
-    rp_reserve_register();
+    rp_syscalls_init();
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -3,7 +3,6 @@
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
-#include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 
@@ -46,26 +45,14 @@ static void release_reserve(void)
     reserve = NULL;
 }
 
-static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
-{
-    (void)tid;
-    (void)syscallno;
-    (void)args;
-    (void)nArgs;
-}
-
 /* The program's mapping failed for want of address space (what is left
  * under the limit is less than the reserve: a request too large for any
  * space leaves the reserve alone): give the reserve back and stop
  * detection at the next event. */
-static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs,
-                         SysRes res)
+void rp_reserve_post_syscall(UInt syscallno, SysRes res)
 {
     ULong used;
 
-    (void)tid;
-    (void)args;
-    (void)nArgs;
     if (reserve == NULL || !sr_isError(res) || sr_Err(res) != VKI_ENOMEM)
         return;
     if (syscallno != __NR_mmap && syscallno != __NR_mremap)
@@ -76,11 +63,6 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs,
     release_reserve();
     rp_reserve_exhausted = True;
     rp_tool_stop_requested = True;
-}
-
-void rp_reserve_register(void)
-{
-    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 }
 
 void rp_reserve_init(ULong as_limit)

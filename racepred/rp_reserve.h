@@ -24,8 +24,9 @@
 
 #include "pub_tool_basics.h"
 
-/* Registers the syscall hook (before the options are parsed). */
-void rp_reserve_register(void);
+/* After every system call (rp_syscalls.c): a failed mmap or mremap may
+ * have been the program running out. */
+void rp_reserve_post_syscall(UInt syscallno, SysRes res);
 
 /* Holds back the reserve when the run has an address-space limit
  * (as_limit bytes, 0 for none). */

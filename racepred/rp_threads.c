@@ -131,9 +131,8 @@ static UInt ignores_of(const rp_thread *t)
 
 UWord rp_threads_switches;
 
-static void on_start_client_code(ThreadId tid, ULong blocks_done)
+void rp_threads_make_current(ThreadId tid)
 {
-    (void)blocks_done;
     if (tid != rp_threads_current_vg)
         rp_threads_switches++;
     rp_threads_current_vg = tid;
@@ -142,6 +141,12 @@ static void on_start_client_code(ThreadId tid, ULong blocks_done)
     rp_site_current_tag = rp_locks_tag(rp_threads_current);
     rp_history_stale = 1;
     rp_instrument_yield = 0;
+}
+
+static void on_start_client_code(ThreadId tid, ULong blocks_done)
+{
+    (void)blocks_done;
+    rp_threads_make_current(tid);
 }
 
 Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)

@@ -7,8 +7,8 @@
  * sections touch different variables, so every predictive detector sees
  * it, and the sync-preserving witness confirms it.
  *
- * The pipe only fixes the order (racepred, like Helgrind, does not treat
- * it as synchronisation).  With an argument N, thread 2 first does N
+ * The pipe only fixes the order (run.sh runs this with --fd-sync=no, so
+ * racepred does not treat it as synchronisation).  With an argument N, thread 2 first does N
  * private writes, no repeats (events between the accesses, for --window). */
 #include <pthread.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * memory: the second mapping's writes do not race with the first one's.
  * The worker writes its mapping and unmaps it; main maps the same address
  * again (MAP_FIXED) and writes it.  Nothing orders the two threads for
- * racepred (the pipe is not synchronisation), so only the unmapping and
+ * racepred (not the pipe: run.sh runs it with --fd-sync=no), so only the unmapping and
  * mapping can.  Race-free. */
 #include <pthread.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * different bytes (0 and 3): no race, racepred's granularity is the byte.
  * In `shared` the first writes bytes 0-1 and the second byte 1: a race on
  * byte 1.  Expected: exactly one report, at 1 byte inside `shared`.
- * (The pipe only fixes the order; it is not synchronisation to racepred.) */
+ * (The pipe only fixes the order; not synchronisation under run.sh's --fd-sync=no.) */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * read and write of `counter` race with the first one's write.
  *
  * The pipe only fixes which worker runs first, so the report is the same
- * on every run; racepred, like Helgrind, does not treat a pipe as
- * synchronisation, so the increments stay unordered for the detector. */
+ * on every run; run.sh runs this with --fd-sync=no, so that racepred does
+ * not treat the pipe as synchronisation and the increments stay unordered. */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 /* A worker reads a heap block; main frees it without waiting for the
- * worker (a pipe, which orders nothing for a race detector, makes the
+ * worker (a pipe, which orders nothing under run.sh's --fd-sync=no, makes the
  * read come first in this run).  Another schedule frees the block before
  * the read: a use after free.  --free-is-write=yes (the default) reports
  * the free as a write of the block; the worker's own block, freed after

@@ -1,6 +1,6 @@
 /* A worker writes a heap block; main then reads it with no
  * synchronisation in between: a write/read race on heap memory.
- * (The pipe only fixes the order; it is not synchronisation to racepred.) */
+ * (The pipe only fixes the order; not synchronisation under run.sh's --fd-sync=no.) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * the locks order nothing between them, and the report says which lock
  * each access held ("Locks held: 1, at address ...").
  *
- * The pipe only fixes which worker runs first (it is not synchronisation
- * for the tool), so the report is the same on every run. */
+ * The pipe only fixes which worker runs first (not synchronisation for
+ * the tool under --fd-sync=no, as run.sh runs it), so the report is the same on every run. */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>

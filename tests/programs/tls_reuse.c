@@ -1,7 +1,7 @@
 /* Two unrelated threads, one after the other, each use a __thread
  * variable.  glibc gives the second one the cached stack of the first,
  * with its static TLS at the same address, and synchronises that handover
- * inside libc; a pipe (which orders nothing for a race detector) makes
+ * inside libc; a pipe (which orders nothing under --fd-sync=no, as run.sh runs it) makes
  * the second start after the first was joined.  Race-free: the two
  * threads' variables are different objects that share an address. */
 #include <pthread.h>

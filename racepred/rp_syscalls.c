@@ -1,0 +1,285 @@
+/* rp_syscalls.c — the program's system calls as accesses and as
+ * synchronisation (rp_syscalls.h). */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_stacktrace.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+
+#include "rp_filter.h"
+#include "rp_locks.h"
+#include "rp_reserve.h"
+#include "rp_site.h"
+#include "rp_syscalls.h"
+#include "rp_threads.h"
+#include "rp_tool.h"
+
+/* Synchronisation objects of descriptors and signals: above every user
+ * address (amd64 user code and data live below 2^47), so they meet no
+ * lock or atomic variable. */
+#define KEY_BASE (1ULL << 63)
+#define KEY_FILES (KEY_BASE | 1)
+#define KEY_SOCKETS (KEY_BASE | 2)
+#define KEY_SIGNALS (KEY_BASE | (1ULL << 62))
+#define KEY_FRESH_SHIFT 8
+
+Bool rp_syscalls_fd_sync = True;
+
+/* Descriptors past this one all share the files' object. */
+#define MAX_TRACKED_FD (1u << 20)
+
+/* What a descriptor's object is; 0: the files' one. */
+static ULong *fd_keys;
+static UInt n_fd_keys;
+static ULong fresh_keys;
+
+/* Writes the kernel made during a call, held until the call's receive is
+ * done (Valgrind announces them before the tool's post-syscall hook). */
+#define HELD_WRITES 8
+
+/* The system call a thread is in. */
+typedef struct rp_call {
+    Bool in_call;
+    UInt sysno;
+    Bool caller_known;
+    Addr caller;           /* the program's instruction making it; 0: none */
+    UInt n_held;
+    Addr held_addr[HELD_WRITES];
+    SizeT held_size[HELD_WRITES];
+} rp_call;
+
+static rp_call *calls;
+static UInt n_calls;
+
+static rp_call *call_of(ThreadId tid)
+{
+    if (tid >= n_calls) {
+        UInt n = tid + 16;
+
+        calls = VG_(realloc)("rp.syscalls.calls", calls, n * sizeof *calls);
+        VG_(memset)(calls + n_calls, 0, (n - n_calls) * sizeof *calls);
+        n_calls = n;
+    }
+    return &calls[tid];
+}
+
+static ULong fresh_key(void)
+{
+    return KEY_BASE | ++fresh_keys << KEY_FRESH_SHIFT;
+}
+
+static ULong fd_key(UWord fd)
+{
+    if (fd < n_fd_keys && fd_keys[fd] != 0)
+        return fd_keys[fd];
+    return KEY_FILES;
+}
+
+static void set_fd_key(UWord fd, ULong key)
+{
+    if (fd >= MAX_TRACKED_FD)
+        return;
+    if (fd >= n_fd_keys) {
+        UInt n = fd < 64 ? 64 : 2 * (UInt)fd;
+
+        fd_keys = VG_(realloc)("rp.syscalls.fds", fd_keys, n * sizeof *fd_keys);
+        VG_(memset)(fd_keys + n_fd_keys, 0, (n - n_fd_keys) * sizeof *fd_keys);
+        n_fd_keys = n;
+    }
+    fd_keys[fd] = key;
+}
+
+/* The program's instruction that makes the call: the system call
+ * instruction itself, or the call of the libc function that holds it;
+ * 0 when neither is the program's (libc on its own behalf). */
+static Addr program_caller(ThreadId tid, rp_call *c)
+{
+    Addr ips[2];
+    UInt n, i;
+
+    if (c->caller_known)
+        return c->caller;
+    c->caller_known = True;
+    c->caller = 0;
+    n = VG_(get_StackTrace)(tid, ips, 2, NULL, NULL, 0);
+    for (i = 0; i < n; i++)
+        if (rp_filter_instruments(ips[i])) {
+            c->caller = ips[i];
+            break;
+        }
+    return c->caller;
+}
+
+static void emit_sync(ThreadId tid, rp_event_kind kind, ULong key)
+{
+    rp_tool_emit(kind, rp_threads_of_vg(tid), key, 0, 0);
+}
+
+/* A send or receive on fd's object, when the program makes the call. */
+static void fd_sync(ThreadId tid, rp_call *c, rp_event_kind kind, UWord fd)
+{
+    if (rp_syscalls_fd_sync && program_caller(tid, c) != 0)
+        emit_sync(tid, kind, fd_key(fd));
+}
+
+static void emit_access(ThreadId tid, rp_call *c, rp_event_kind kind, Addr a, SizeT size)
+{
+    UInt ignored = kind == RP_EV_READ ? RP_IGNORE_READS : RP_IGNORE_WRITES;
+    rp_tid_t t;
+    Addr site;
+
+    if (size == 0 || c->sysno == __NR_futex || (rp_threads_current_ignores & ignored))
+        return;
+    site = program_caller(tid, c);
+    if (site == 0)
+        return;
+    t = rp_threads_of_vg(tid);
+    rp_tool_emit_range(kind, t, a, size, (site & RP_SITE_IP_MASK) | rp_locks_tag(t));
+}
+
+static Bool writes_fd(UInt sysno)
+{
+    switch (sysno) {
+    case __NR_write: case __NR_pwrite64: case __NR_writev: case __NR_pwritev:
+    case __NR_pwritev2: case __NR_sendto: case __NR_sendmsg: case __NR_sendmmsg:
+    case __NR_close: case __NR_connect: case __NR_epoll_ctl:
+        return True;
+    default:
+        return False;
+    }
+}
+
+static Bool reads_fd(UInt sysno)
+{
+    switch (sysno) {
+    case __NR_read: case __NR_pread64: case __NR_readv: case __NR_preadv:
+    case __NR_preadv2: case __NR_recvfrom: case __NR_recvmsg: case __NR_recvmmsg:
+    case __NR_accept: case __NR_accept4: case __NR_epoll_wait: case __NR_epoll_pwait:
+        return True;
+    default:
+        return False;
+    }
+}
+
+static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args)
+{
+    rp_call *c = call_of(tid);
+
+    (void)n_args;
+    c->in_call = True;
+    c->sysno = sysno;
+    c->caller_known = False;
+    c->n_held = 0;
+    if (!rp_threads_is_live(tid))
+        return;
+    rp_threads_make_current(tid);
+    if (writes_fd(sysno))
+        fd_sync(tid, c, RP_EV_SYNC_SEND, args[0]);
+    else if (sysno == __NR_rt_sigaction && args[1] != 0 && args[0] < 1024)
+        emit_sync(tid, RP_EV_SYNC_SEND, KEY_SIGNALS | args[0]);
+}
+
+/* Descriptors a successful call made, copied or closed. */
+static void note_descriptors(UInt sysno, UWord *args, UWord res)
+{
+    ULong key;
+
+    switch (sysno) {
+    case __NR_pipe: case __NR_pipe2: case __NR_socketpair: {
+        const Int *pair = (const Int *)(sysno == __NR_socketpair ? args[3] : args[0]);
+
+        key = fresh_key();
+        set_fd_key((UWord)pair[0], key);
+        set_fd_key((UWord)pair[1], key);
+        break;
+    }
+    case __NR_eventfd: case __NR_eventfd2: case __NR_epoll_create: case __NR_epoll_create1:
+        set_fd_key(res, fresh_key());
+        break;
+    case __NR_socket: case __NR_accept: case __NR_accept4:
+        set_fd_key(res, KEY_SOCKETS);
+        break;
+    case __NR_open: case __NR_openat: case __NR_creat:
+        set_fd_key(res, 0);
+        break;
+    case __NR_dup:
+        set_fd_key(res, fd_key(args[0]));
+        break;
+    case __NR_dup2: case __NR_dup3:
+        set_fd_key(args[1], fd_key(args[0]));
+        break;
+    case __NR_fcntl:
+        if (args[1] == VKI_F_DUPFD || args[1] == VKI_F_DUPFD_CLOEXEC)
+            set_fd_key(res, fd_key(args[0]));
+        break;
+    case __NR_close:
+        set_fd_key(args[0], 0);
+        break;
+    default:
+        break;
+    }
+}
+
+static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args, SysRes res)
+{
+    rp_call *c = call_of(tid);
+    UInt i;
+
+    (void)n_args;
+    rp_reserve_post_syscall(sysno, res);
+    c->in_call = False;
+    if (!sr_isError(res))
+        note_descriptors(sysno, args, sr_Res(res));
+    if (!rp_threads_is_live(tid))
+        return;
+    rp_threads_make_current(tid);
+    if (!sr_isError(res) && reads_fd(sysno))
+        fd_sync(tid, c, RP_EV_SYNC_RECV, args[0]);
+    for (i = 0; i < c->n_held; i++)
+        emit_access(tid, c, RP_EV_WRITE, c->held_addr[i], c->held_size[i]);
+    c->n_held = 0;
+}
+
+static void on_pre_mem_read(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT size)
+{
+    (void)what;
+    if (part == Vg_CoreSysCall && rp_threads_is_live(tid))
+        emit_access(tid, call_of(tid), RP_EV_READ, a, size);
+}
+
+static void on_post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT size)
+{
+    rp_call *c;
+
+    if (part != Vg_CoreSysCall || !rp_threads_is_live(tid))
+        return;
+    c = call_of(tid);
+    if (c->in_call && c->n_held < HELD_WRITES) {
+        c->held_addr[c->n_held] = a;
+        c->held_size[c->n_held++] = size;
+        return;
+    }
+    emit_access(tid, c, RP_EV_WRITE, a, size);
+}
+
+/* The handler runs after everything done before it was installed. */
+static void on_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
+{
+    (void)alt_stack;
+    if (!rp_threads_is_live(tid) || sig < 0 || sig >= 1024)
+        return;
+    rp_threads_make_current(tid);
+    emit_sync(tid, RP_EV_SYNC_RECV, KEY_SIGNALS | (ULong)sig);
+}
+
+void rp_syscalls_init(void)
+{
+    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+    VG_(track_pre_mem_read)(on_pre_mem_read);
+    VG_(track_post_mem_write)(on_post_mem_write);
+    VG_(track_pre_deliver_signal)(on_pre_deliver_signal);
+}
