@@ -18,6 +18,7 @@
 #include "rp_barriers.h"
 #include "rp_clientreq.h"
 #include "rp_heap.h"
+#include "rp_libc.h"
 #include "rp_locks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -76,6 +77,9 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         break;
     case RP_USERREQ_BARRIER_DESTROY:
         rp_barriers_destroy(arg[1]);
+        break;
+    case RP_USERREQ_LIBC_ACCESS:
+        rp_libc_access(tid, arg[1], arg[2], arg[3], arg[4], arg[5]);
         break;
     case RP_USERREQ_SWITCHES:
         *ret = rp_threads_switches;

@@ -53,7 +53,11 @@ typedef enum {
     /* arg1 = barrier: pthread_barrier_destroy succeeded. */
     RP_USERREQ_BARRIER_DESTROY,
     /* Returns rp_threads_switches (rp_intercepts_omp.c). */
-    RP_USERREQ_SWITCHES
+    RP_USERREQ_SWITCHES,
+    /* arg1, arg2 = bytes read (first, size); arg3, arg4 = bytes written;
+     * arg5 = the caller: a wrapped libc memory or string function
+     * (rp_intercepts_string.c) is about to run (rp_libc.h). */
+    RP_USERREQ_LIBC_ACCESS
 } rp_userreq;
 
 #endif

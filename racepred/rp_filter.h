@@ -10,10 +10,11 @@
  * stores or atomics become events.
  *
  * The trade-off: an access libc makes on the program's behalf (memcpy or
- * memset into a shared buffer, fread into it) is invisible, so a race
- * through such a call goes unreported, and synchronisation performed only
- * inside libc (semaphores, condition variables, barriers) is invisible too
- * until the preload wraps those calls.
+ * memset into a shared buffer, fread into it) is invisible unless it is
+ * put back (the memory and string functions and the kernel's accesses in
+ * system calls are: rp_libc.h), and synchronisation performed only inside
+ * libc (semaphores, condition variables, barriers) is invisible too until
+ * the preload wraps those calls.
  *
  * Replacement allocators (jemalloc, tcmalloc, mimalloc) are ignored by
  * default for the same reason: their fast paths use relaxed and acquire

@@ -11,9 +11,8 @@
 #include "pub_tool_vkiscnums.h"
 
 #include "rp_filter.h"
-#include "rp_locks.h"
+#include "rp_libc.h"
 #include "rp_reserve.h"
-#include "rp_site.h"
 #include "rp_syscalls.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -128,17 +127,8 @@ static void fd_sync(ThreadId tid, rp_call *c, rp_event_kind kind, UWord fd)
 
 static void emit_access(ThreadId tid, rp_call *c, rp_event_kind kind, Addr a, SizeT size)
 {
-    UInt ignored = kind == RP_EV_READ ? RP_IGNORE_READS : RP_IGNORE_WRITES;
-    rp_tid_t t;
-    Addr site;
-
-    if (size == 0 || c->sysno == __NR_futex || (rp_threads_current_ignores & ignored))
-        return;
-    site = program_caller(tid, c);
-    if (site == 0)
-        return;
-    t = rp_threads_of_vg(tid);
-    rp_tool_emit_range(kind, t, a, size, (site & RP_SITE_IP_MASK) | rp_locks_tag(t));
+    if (size != 0 && c->sysno != __NR_futex && program_caller(tid, c) != 0)
+        rp_libc_emit(tid, kind, a, size, c->caller);
 }
 
 static Bool writes_fd(UInt sysno)

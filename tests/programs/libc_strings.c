@@ -1,0 +1,47 @@
+/* Race-free: four threads format, copy, compare and search strings in
+ * buffers of their own and in a shared table guarded by a mutex, all
+ * through libc (built with -fno-builtin, so every call reaches libc and
+ * the preload's wrappers); stdio's own buffers are shared by all of them
+ * and ordered inside libc. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THREADS 4
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static char table[THREADS][32];
+static size_t total;
+
+static void *worker(void *arg)
+{
+    long id = (long)arg;
+    char mine[32], back[32];
+
+    snprintf(mine, sizeof mine, "worker-%ld", id);
+    memset(back, 0, sizeof back);
+    memcpy(back, mine, strlen(mine) + 1);
+    pthread_mutex_lock(&table_lock);
+    strcpy(table[id], back);
+    strcat(table[id], "!");
+    total += strlen(table[id]);
+    pthread_mutex_unlock(&table_lock);
+    if (strcmp(mine, back) != 0 || strchr(back, '-') == NULL || memcmp(mine, back, 6) != 0)
+        abort();
+    printf("%s\n", back);
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t t[THREADS];
+    long i;
+
+    for (i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+    for (i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    printf("total %zu, first %s\n", total, table[0]);
+    return 0;
+}
