@@ -28,6 +28,18 @@
  *                         pthread_t known;
  *   pthread_join          before the real call (see rp_threads.c);
  *   pthread_once          see its wrapper.
+ *
+ * A synchronising object's own bytes are memory like any other (as under
+ * ThreadSanitizer): using it (lock, unlock, wait, post) reads its first
+ * byte, creating or destroying it (init, destroy) writes it, so a thread
+ * still using an object that another creates, destroys or frees without
+ * being ordered with it races with that, and the report names both calls.
+ * The read comes before the real call, ordered by the call's own release
+ * (POSIX lets a thread destroy a mutex another just unlocked, or a
+ * semaphore another just posted: those stay silent), except for a
+ * condition variable's signal and broadcast, whose read comes after: the
+ * signaller may still be inside the call when the woken waiter destroys
+ * the variable, which glibc's contract forbids.
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -36,6 +48,10 @@
 #include "rp_preload.h"
 
 __thread int rp_preload_c11_depth RP_TLS;
+
+/* In the wrapper itself: its return address is the program's call. */
+#define RP_USES(obj) RP_ANNOUNCE_ACCESS((obj), 1, 0, 0)
+#define RP_RENEWS(obj) RP_ANNOUNCE_ACCESS(0, 0, (obj), 1)
 
 /* Tells the tool the preload is in place: without it every lock and join
  * would go unseen, and the tool warns at exit if this never arrived. */
@@ -137,6 +153,7 @@ RP_PTH_FUNC(int, pthreadZumutexZulock, pthread_mutex_t *mutex)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(mutex);
     return lock_wrk(fn, mutex);
 }
 
@@ -145,6 +162,7 @@ RP_PTH_FUNC(int, pthreadZumutexZutrylock, pthread_mutex_t *mutex)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(mutex);
     return lock_wrk(fn, mutex);
 }
 
@@ -155,6 +173,7 @@ RP_PTH_FUNC(int, pthreadZumutexZutimedlock, pthread_mutex_t *mutex,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(mutex);
     CALL_FN_W_WW(ret, fn, mutex, abstime);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
@@ -168,6 +187,7 @@ RP_PTH_FUNC(int, pthreadZumutexZuclocklock, pthread_mutex_t *mutex,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(mutex);
     CALL_FN_W_WWW(ret, fn, mutex, clock, abstime);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
@@ -180,8 +200,56 @@ RP_PTH_FUNC(int, pthreadZumutexZuunlock, pthread_mutex_t *mutex)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(mutex);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_W(ret, fn, mutex);
+    return ret;
+}
+
+/* ---- creating and destroying objects ----------------------------------- */
+
+#define RENEWING_FUNC(name, type, attr_type)                                 \
+    RP_PTH_FUNC(int, name, type *obj, attr_type attr)                        \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        int ret;                                                             \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_RENEWS(obj);                                                      \
+        CALL_FN_W_WW(ret, fn, obj, attr);                                    \
+        return ret;                                                          \
+    }
+
+#define DESTROYING_FUNC(name, type)                                          \
+    RP_PTH_FUNC(int, name, type *obj)                                        \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        int ret;                                                             \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_RENEWS(obj);                                                      \
+        CALL_FN_W_W(ret, fn, obj);                                           \
+        return ret;                                                          \
+    }
+
+RENEWING_FUNC(pthreadZumutexZuinit, pthread_mutex_t, const pthread_mutexattr_t *)
+RENEWING_FUNC(pthreadZurwlockZuinit, pthread_rwlock_t, const pthread_rwlockattr_t *)
+RENEWING_FUNC(pthreadZucondZuinitZAZa, pthread_cond_t, const pthread_condattr_t *)
+RENEWING_FUNC(pthreadZuspinZuinit, pthread_spinlock_t, int)
+DESTROYING_FUNC(pthreadZumutexZudestroy, pthread_mutex_t)
+DESTROYING_FUNC(pthreadZurwlockZudestroy, pthread_rwlock_t)
+DESTROYING_FUNC(pthreadZucondZudestroyZAZa, pthread_cond_t)
+DESTROYING_FUNC(pthreadZuspinZudestroy, pthread_spinlock_t)
+DESTROYING_FUNC(semZudestroyZAZa, sem_t)
+
+RP_PTH_FUNC(int, semZuinitZAZa, sem_t *sem, int shared, unsigned value)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_RENEWS(sem);
+    CALL_FN_W_WWW(ret, fn, sem, shared, value);
     return ret;
 }
 
@@ -202,6 +270,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZurdlock, pthread_rwlock_t *rwlock)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     return rwlock_wrk(fn, rwlock, 1);
 }
 
@@ -210,6 +279,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZutryrdlock, pthread_rwlock_t *rwlock)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     return rwlock_wrk(fn, rwlock, 1);
 }
 
@@ -218,6 +288,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZuwrlock, pthread_rwlock_t *rwlock)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     return rwlock_wrk(fn, rwlock, 0);
 }
 
@@ -226,6 +297,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZutrywrlock, pthread_rwlock_t *rwlock)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     return rwlock_wrk(fn, rwlock, 0);
 }
 
@@ -244,6 +316,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZutimedrdlock, pthread_rwlock_t *rwlock,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     CALL_FN_W_WW(ret, fn, rwlock, abstime);
     return rwlock_timed_done(ret, rwlock, 1);
 }
@@ -255,6 +328,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZutimedwrlock, pthread_rwlock_t *rwlock,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     CALL_FN_W_WW(ret, fn, rwlock, abstime);
     return rwlock_timed_done(ret, rwlock, 0);
 }
@@ -266,6 +340,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZuclockrdlock, pthread_rwlock_t *rwlock,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     CALL_FN_W_WWW(ret, fn, rwlock, clock, abstime);
     return rwlock_timed_done(ret, rwlock, 1);
 }
@@ -277,6 +352,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZuclockwrlock, pthread_rwlock_t *rwlock,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     CALL_FN_W_WWW(ret, fn, rwlock, clock, abstime);
     return rwlock_timed_done(ret, rwlock, 0);
 }
@@ -287,6 +363,7 @@ RP_PTH_FUNC(int, pthreadZurwlockZuunlock, pthread_rwlock_t *rwlock)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(rwlock);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, rwlock, 0);
     CALL_FN_W_W(ret, fn, rwlock);
     return ret;
@@ -300,6 +377,7 @@ RP_PTH_FUNC(int, pthreadZuspinZulock, pthread_spinlock_t *lock)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(lock);
     CALL_FN_W_W(ret, fn, lock);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
@@ -312,6 +390,7 @@ RP_PTH_FUNC(int, pthreadZuspinZutrylock, pthread_spinlock_t *lock)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(lock);
     CALL_FN_W_W(ret, fn, lock);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);
@@ -324,6 +403,7 @@ RP_PTH_FUNC(int, pthreadZuspinZuunlock, pthread_spinlock_t *lock)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(lock);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, lock, 0);
     CALL_FN_W_W(ret, fn, lock);
     return ret;
@@ -378,6 +458,7 @@ RP_PTH_FUNC(int, pthreadZucondZuwaitZAZa, pthread_cond_t *cond,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(cond);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_WW(ret, fn, cond, mutex);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
@@ -393,6 +474,7 @@ RP_PTH_FUNC(int, pthreadZucondZutimedwaitZAZa, pthread_cond_t *cond,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(cond);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_WWW(ret, fn, cond, mutex, abstime);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
@@ -408,6 +490,7 @@ RP_PTH_FUNC(int, pthreadZucondZuclockwait, pthread_cond_t *cond,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(cond);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
     CALL_FN_W_WWWW(ret, fn, cond, mutex, clock, abstime);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
@@ -424,6 +507,7 @@ RP_PTH_FUNC(int, pthreadZucondZusignalZAZa, pthread_cond_t *cond)
     VALGRIND_GET_ORIG_FN(fn);
     RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
     CALL_FN_W_W(ret, fn, cond);
+    RP_USES(cond);
     return ret;
 }
 
@@ -435,6 +519,7 @@ RP_PTH_FUNC(int, pthreadZucondZubroadcastZAZa, pthread_cond_t *cond)
     VALGRIND_GET_ORIG_FN(fn);
     RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
     CALL_FN_W_W(ret, fn, cond);
+    RP_USES(cond);
     return ret;
 }
 
@@ -449,6 +534,7 @@ RP_PTH_FUNC(int, semZupostZAZa, sem_t *sem)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(sem);
     RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, sem, 0);
     CALL_FN_W_W(ret, fn, sem);
     return ret;
@@ -469,6 +555,7 @@ RP_PTH_FUNC(int, semZuwaitZAZa, sem_t *sem)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(sem);
     return sem_wait_wrk(fn, sem);
 }
 
@@ -477,6 +564,7 @@ RP_PTH_FUNC(int, semZutrywaitZAZa, sem_t *sem)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(sem);
     return sem_wait_wrk(fn, sem);
 }
 
@@ -486,6 +574,7 @@ RP_PTH_FUNC(int, semZutimedwaitZAZa, sem_t *sem, const struct timespec *abstime)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(sem);
     CALL_FN_W_WW(ret, fn, sem, abstime);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
@@ -499,6 +588,7 @@ RP_PTH_FUNC(int, semZuclockwait, sem_t *sem, clockid_t clock,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(sem);
     CALL_FN_W_WWW(ret, fn, sem, clock, abstime);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, sem, 0);
@@ -515,6 +605,7 @@ RP_PTH_FUNC(int, pthreadZubarrierZuinit, pthread_barrier_t *barrier,
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_RENEWS(barrier);
     CALL_FN_W_WWW(ret, fn, barrier, attr, count);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_BARRIER_INIT, barrier, count);
@@ -528,6 +619,7 @@ RP_PTH_FUNC(int, pthreadZubarrierZuwait, pthread_barrier_t *barrier)
     unsigned long round;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_USES(barrier);
     round = RP_REQUEST_EXPR(RP_USERREQ_BARRIER_ARRIVE, barrier, 0);
     CALL_FN_W_W(ret, fn, barrier);
     RP_PTH_REQUEST(RP_USERREQ_BARRIER_DEPART, barrier, round);
@@ -540,6 +632,7 @@ RP_PTH_FUNC(int, pthreadZubarrierZudestroy, pthread_barrier_t *barrier)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
+    RP_RENEWS(barrier);
     CALL_FN_W_W(ret, fn, barrier);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_BARRIER_DESTROY, barrier, 0);

@@ -11,25 +11,7 @@
  * resolver picked (__memmove_avx_unaligned_erms, ...); libc's calls to
  * itself arrive here too and the tool drops them (their caller is libc).
  */
-#include <stddef.h>
-
 #include "rp_preload.h"
-
-/* Bytes read and written by the function the program called from
- * `caller` (a size of 0: none). */
-#define ANNOUNCE(read, read_size, write, write_size)                         \
-    VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_LIBC_ACCESS, (read), (read_size), \
-                                    (write), (write_size),                   \
-                                    __builtin_return_address(0))
-
-static size_t length_of(const char *s)
-{
-    size_t n = 0;
-
-    while (s[n] != '\0')
-        n++;
-    return n;
-}
 
 /* The length of s, at most max. */
 static size_t length_within(const char *s, size_t max)
@@ -67,7 +49,7 @@ static size_t compared_bytes(const char *a, const char *b, size_t max)
         void *r;                                                             \
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
-        ANNOUNCE(src, n, dst, n);                                            \
+        RP_ANNOUNCE_ACCESS(src, n, dst, n);                                            \
         CALL_FN_W_WWW(r, fn, dst, src, n);                                   \
         return r;                                                            \
     }
@@ -79,7 +61,7 @@ static size_t compared_bytes(const char *a, const char *b, size_t max)
         void *r;                                                             \
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
-        ANNOUNCE(src, n, dst, n);                                            \
+        RP_ANNOUNCE_ACCESS(src, n, dst, n);                                            \
         CALL_FN_W_WWWW(r, fn, dst, src, n, room);                            \
         return r;                                                            \
     }
@@ -97,7 +79,7 @@ RP_LIBC_FUNC(void *, memset, void *dst, int c, size_t n)
     void *r;
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(0, 0, dst, n);
+    RP_ANNOUNCE_ACCESS(0, 0, dst, n);
     CALL_FN_W_WWW(r, fn, dst, c, n);
     return r;
 }
@@ -108,7 +90,7 @@ RP_LIBC_FUNC(void *, ZuZumemsetZuchk, void *dst, int c, size_t n, size_t room)
     void *r;
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(0, 0, dst, n);
+    RP_ANNOUNCE_ACCESS(0, 0, dst, n);
     CALL_FN_W_WWWW(r, fn, dst, c, n, room);
     return r;
 }
@@ -120,8 +102,8 @@ RP_LIBC_FUNC(void *, ZuZumemsetZuchk, void *dst, int c, size_t n, size_t room)
         int r;                                                               \
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
-        ANNOUNCE(a, n, 0, 0);                                                \
-        ANNOUNCE(b, n, 0, 0);                                                \
+        RP_ANNOUNCE_ACCESS(a, n, 0, 0);                                                \
+        RP_ANNOUNCE_ACCESS(b, n, 0, 0);                                                \
         CALL_FN_W_WWW(r, fn, a, b, n);                                       \
         return r;                                                            \
     }
@@ -131,9 +113,9 @@ COMPARE_FUNC(bcmp)
 
 RP_LIBC_FUNC(size_t, strlen, const char *s)
 {
-    size_t n = length_of(s);
+    size_t n = rp_preload_strlen(s);
 
-    ANNOUNCE(s, n + 1, 0, 0);
+    RP_ANNOUNCE_ACCESS(s, n + 1, 0, 0);
     return n;
 }
 
@@ -141,7 +123,7 @@ RP_LIBC_FUNC(size_t, strnlen, const char *s, size_t max)
 {
     size_t n = length_within(s, max);
 
-    ANNOUNCE(s, n < max ? n + 1 : max, 0, 0);
+    RP_ANNOUNCE_ACCESS(s, n < max ? n + 1 : max, 0, 0);
     return n;
 }
 
@@ -150,10 +132,10 @@ RP_LIBC_FUNC(size_t, strnlen, const char *s, size_t max)
     {                                                                        \
         OrigFn fn;                                                           \
         char *r;                                                             \
-        size_t n = length_of(src) + 1;                                       \
+        size_t n = rp_preload_strlen(src) + 1;                                       \
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
-        ANNOUNCE(src, n, dst, n);                                            \
+        RP_ANNOUNCE_ACCESS(src, n, dst, n);                                            \
         CALL_FN_W_WW(r, fn, dst, src);                                       \
         return r;                                                            \
     }
@@ -163,10 +145,10 @@ RP_LIBC_FUNC(size_t, strnlen, const char *s, size_t max)
     {                                                                        \
         OrigFn fn;                                                           \
         char *r;                                                             \
-        size_t n = length_of(src) + 1;                                       \
+        size_t n = rp_preload_strlen(src) + 1;                                       \
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
-        ANNOUNCE(src, n, dst, n);                                            \
+        RP_ANNOUNCE_ACCESS(src, n, dst, n);                                            \
         CALL_FN_W_WWW(r, fn, dst, src, room);                                \
         return r;                                                            \
     }
@@ -183,7 +165,7 @@ RP_LIBC_FUNC(char *, strncpy, char *dst, const char *src, size_t n)
     char *r;
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(src, bytes_within(src, n), dst, n);
+    RP_ANNOUNCE_ACCESS(src, bytes_within(src, n), dst, n);
     CALL_FN_W_WWW(r, fn, dst, src, n);
     return r;
 }
@@ -193,12 +175,12 @@ RP_LIBC_FUNC(char *, strcat, char *dst, const char *src)
 {
     OrigFn fn;
     char *r;
-    size_t end = length_of(dst);
-    size_t n = length_of(src) + 1;
+    size_t end = rp_preload_strlen(dst);
+    size_t n = rp_preload_strlen(src) + 1;
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(dst, end, 0, 0);
-    ANNOUNCE(src, n, dst + end, n);
+    RP_ANNOUNCE_ACCESS(dst, end, 0, 0);
+    RP_ANNOUNCE_ACCESS(src, n, dst + end, n);
     CALL_FN_W_WW(r, fn, dst, src);
     return r;
 }
@@ -207,12 +189,12 @@ RP_LIBC_FUNC(char *, strncat, char *dst, const char *src, size_t max)
 {
     OrigFn fn;
     char *r;
-    size_t end = length_of(dst);
+    size_t end = rp_preload_strlen(dst);
     size_t n = length_within(src, max);
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(dst, end, 0, 0);
-    ANNOUNCE(src, n < max ? n + 1 : max, dst + end, n + 1);
+    RP_ANNOUNCE_ACCESS(dst, end, 0, 0);
+    RP_ANNOUNCE_ACCESS(src, n < max ? n + 1 : max, dst + end, n + 1);
     CALL_FN_W_WWW(r, fn, dst, src, max);
     return r;
 }
@@ -224,8 +206,8 @@ RP_LIBC_FUNC(int, strcmp, const char *a, const char *b)
     size_t n = compared_bytes(a, b, (size_t)-1);
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(a, n, 0, 0);
-    ANNOUNCE(b, n, 0, 0);
+    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
+    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
     CALL_FN_W_WW(r, fn, a, b);
     return r;
 }
@@ -237,8 +219,8 @@ RP_LIBC_FUNC(int, strncmp, const char *a, const char *b, size_t max)
     size_t n = compared_bytes(a, b, max);
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(a, n, 0, 0);
-    ANNOUNCE(b, n, 0, 0);
+    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
+    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
     CALL_FN_W_WWW(r, fn, a, b, max);
     return r;
 }
@@ -251,7 +233,7 @@ RP_LIBC_FUNC(char *, strchr, const char *s, int c)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WW(r, fn, s, c);
-    ANNOUNCE(s, r != NULL ? (size_t)(r - s) + 1 : length_of(s) + 1, 0, 0);
+    RP_ANNOUNCE_ACCESS(s, r != NULL ? (size_t)(r - s) + 1 : rp_preload_strlen(s) + 1, 0, 0);
     return r;
 }
 
@@ -261,7 +243,7 @@ RP_LIBC_FUNC(char *, strrchr, const char *s, int c)
     char *r;
 
     VALGRIND_GET_ORIG_FN(fn);
-    ANNOUNCE(s, length_of(s) + 1, 0, 0);
+    RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0);
     CALL_FN_W_WW(r, fn, s, c);
     return r;
 }
@@ -273,6 +255,6 @@ RP_LIBC_FUNC(void *, memchr, const void *s, int c, size_t n)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WWW(r, fn, s, c, n);
-    ANNOUNCE(s, r != NULL ? (size_t)((const char *)r - (const char *)s) + 1 : n, 0, 0);
+    RP_ANNOUNCE_ACCESS(s, r != NULL ? (size_t)((const char *)r - (const char *)s) + 1 : n, 0, 0);
     return r;
 }

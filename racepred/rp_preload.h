@@ -11,6 +11,8 @@
 #ifndef RP_PRELOAD_H
 #define RP_PRELOAD_H
 
+#include <stddef.h>
+
 #include "valgrind.h"
 #include "rp_clientreq.h"
 
@@ -45,6 +47,25 @@
     VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (req), (a1), (a2), 0, 0, 0)
 #define RP_REQUEST3(req, a1, a2, a3)                                         \
     VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), 0, 0)
+
+/* The wrapped libc function the program called is about to read
+ * [read, read + read_size) and write [write, write + write_size) (a size
+ * of 0: none): rp_libc.h.  Used in the wrapper itself, whose return
+ * address is the program's call. */
+#define RP_ANNOUNCE_ACCESS(read, read_size, write, write_size)               \
+    VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_LIBC_ACCESS, (read), (read_size), \
+                                    (write), (write_size),                   \
+                                    __builtin_return_address(0))
+
+/* The length of s, without libc's strlen (wrapped, and libc's). */
+static inline size_t rp_preload_strlen(const char *s)
+{
+    size_t n = 0;
+
+    while (s[n] != '\0')
+        n++;
+    return n;
+}
 
 /* Nonzero while a C11 wrapper (rp_intercepts_c11.c) runs the real C11
  * function in this thread.  glibc builds the C11 functions on its pthread

@@ -31,7 +31,7 @@ Bool rp_syscalls_fd_sync = True;
 /* Descriptors past this one all share the files' object. */
 #define MAX_TRACKED_FD (1u << 20)
 
-/* What a descriptor's object is; 0: the files' one. */
+/* What a descriptor's object is; 0: none. */
 static ULong *fd_keys;
 static UInt n_fd_keys;
 static ULong fresh_keys;
@@ -71,11 +71,12 @@ static ULong fresh_key(void)
     return KEY_BASE | ++fresh_keys << KEY_FRESH_SHIFT;
 }
 
+/* 0 for a descriptor no call racepred saw made (stdin, stdout, stderr,
+ * inherited ones): those order nothing, or every thread that logs to
+ * stderr would be ordered before every later read of any file. */
 static ULong fd_key(UWord fd)
 {
-    if (fd < n_fd_keys && fd_keys[fd] != 0)
-        return fd_keys[fd];
-    return KEY_FILES;
+    return fd < n_fd_keys ? fd_keys[fd] : 0;
 }
 
 static void set_fd_key(UWord fd, ULong key)
@@ -121,8 +122,10 @@ static void emit_sync(ThreadId tid, rp_event_kind kind, ULong key)
 /* A send or receive on fd's object, when the program makes the call. */
 static void fd_sync(ThreadId tid, rp_call *c, rp_event_kind kind, UWord fd)
 {
-    if (rp_syscalls_fd_sync && program_caller(tid, c) != 0)
-        emit_sync(tid, kind, fd_key(fd));
+    ULong key = fd_key(fd);
+
+    if (rp_syscalls_fd_sync && key != 0 && program_caller(tid, c) != 0)
+        emit_sync(tid, kind, key);
 }
 
 static void emit_access(ThreadId tid, rp_call *c, rp_event_kind kind, Addr a, SizeT size)
@@ -194,7 +197,7 @@ static void note_descriptors(UInt sysno, UWord *args, UWord res)
         set_fd_key(res, KEY_SOCKETS);
         break;
     case __NR_open: case __NR_openat: case __NR_creat:
-        set_fd_key(res, 0);
+        set_fd_key(res, KEY_FILES);
         break;
     case __NR_dup:
         set_fd_key(res, fd_key(args[0]));

@@ -15,8 +15,9 @@
  * belongs to a synchronisation object: both ends of a pipe or socket pair
  * to one of their own, an eventfd or epoll instance to its own, every
  * other socket to one shared by all sockets (so that a connect orders
- * before the accept that takes it) and every other descriptor (files,
- * terminals, inherited ones) to one shared by all of them.  A write,
+ * before the accept that takes it), every file opened to one shared by
+ * all files; a descriptor racepred did not see made (stdin, stdout,
+ * stderr, inherited ones) to none: logging to stderr orders nothing.  A write,
  * send, close, connect or epoll_ctl is a send on the object; a successful
  * read, receive, accept or epoll_wait a receive; dup and fcntl(F_DUPFD)
  * copy the object (--fd-sync=no: descriptors order nothing, as under
