@@ -18,7 +18,7 @@
 #include "rp_barriers.h"
 #include "rp_clientreq.h"
 #include "rp_heap.h"
-#include "rp_libc.h"
+#include "rp_instrument.h"
 #include "rp_locks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -35,6 +35,7 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     switch ((rp_userreq)arg[0]) {
     case RP_USERREQ_PRELOAD_HELLO:
         preload_seen = True;
+        rp_instrument_set_announce_sites((const Addr *)arg[1], (const Addr *)arg[2]);
         break;
     case RP_USERREQ_THREAD_CREATED:
         rp_threads_created(tid, arg[1]);
@@ -77,9 +78,6 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         break;
     case RP_USERREQ_BARRIER_DESTROY:
         rp_barriers_destroy(arg[1]);
-        break;
-    case RP_USERREQ_LIBC_ACCESS:
-        rp_libc_access(tid, arg[1], arg[2], arg[3], arg[4], arg[5]);
         break;
     case RP_USERREQ_SWITCHES:
         *ret = rp_threads_switches;

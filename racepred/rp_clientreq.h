@@ -16,7 +16,8 @@
 #include "valgrind.h"
 
 typedef enum {
-    /* The preload is loaded (sent once, from its constructor). */
+    /* The preload is loaded (sent once, from its constructor); arg1, arg2 =
+     * the bounds of its list of announcing nops (rp_preload.h). */
     RP_USERREQ_PRELOAD_HELLO = VG_USERREQ_TOOL_BASE('R', 'P'),
     /* arg1 = pthread_t of the thread the caller just created. */
     RP_USERREQ_THREAD_CREATED,
@@ -53,11 +54,7 @@ typedef enum {
     /* arg1 = barrier: pthread_barrier_destroy succeeded. */
     RP_USERREQ_BARRIER_DESTROY,
     /* Returns rp_threads_switches (rp_intercepts_omp.c). */
-    RP_USERREQ_SWITCHES,
-    /* arg1, arg2 = bytes read (first, size); arg3, arg4 = bytes written;
-     * arg5 = the caller: a wrapped libc memory or string function
-     * (rp_intercepts_string.c) is about to run (rp_libc.h). */
-    RP_USERREQ_LIBC_ACCESS
+    RP_USERREQ_SWITCHES
 } rp_userreq;
 
 #endif

@@ -48,13 +48,29 @@ static Bool list_set(pattern_list *l, const HChar *list)
     return True;
 }
 
+/* The last objects asked about, with their kind: a wrapped libc function
+ * asks for its caller's object at every call, and matching the patterns
+ * each time cost more than the call (rp_libc.h).  An object unloaded
+ * moves the epoch on, so a recycled DebugInfo is never taken for its
+ * predecessor. */
+#define KIND_CACHE 4
+
+static struct {
+    DebugInfo *di;
+    DiEpoch epoch;
+    rp_code_kind kind;
+} kind_cache[KIND_CACHE];
+static UInt kind_cache_next;
+
 Bool rp_filter_set(const HChar *patterns)
 {
+    VG_(memset)(kind_cache, 0, sizeof kind_cache);
     return list_set(&ignored, patterns);
 }
 
 Bool rp_filter_set_sync(const HChar *patterns)
 {
+    VG_(memset)(kind_cache, 0, sizeof kind_cache);
     return list_set(&synchronising, patterns);
 }
 
@@ -114,10 +130,8 @@ static Bool is_own_preload(const DebugInfo *di)
  * baked into the translation) and once per free, so no cache: a cache
  * keyed on address ranges would go stale when dlclose/dlopen reuse them.
  * An object on both lists is ignored. */
-rp_code_kind rp_filter_kind(Addr guest_addr)
+static rp_code_kind kind_of(DebugInfo *di)
 {
-    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), guest_addr);
-
     /* Code Valgrind has no object for (JIT output) is the program's own. */
     if (di == NULL)
         return RP_CODE_ACCESSES;
@@ -126,6 +140,22 @@ rp_code_kind rp_filter_kind(Addr guest_addr)
     if (object_matches(&synchronising, di))
         return RP_CODE_SYNC;
     return RP_CODE_ACCESSES;
+}
+
+rp_code_kind rp_filter_kind(Addr guest_addr)
+{
+    DiEpoch epoch = VG_(current_DiEpoch)();
+    DebugInfo *di = VG_(find_DebugInfo)(epoch, guest_addr);
+    UInt i;
+
+    for (i = 0; i < KIND_CACHE; i++)
+        if (kind_cache[i].di == di && kind_cache[i].epoch.n == epoch.n && di != NULL)
+            return kind_cache[i].kind;
+    i = kind_cache_next++ % KIND_CACHE;
+    kind_cache[i].di = di;
+    kind_cache[i].epoch = epoch;
+    kind_cache[i].kind = kind_of(di);
+    return kind_cache[i].kind;
 }
 
 Bool rp_filter_instruments(Addr guest_addr)

@@ -45,12 +45,16 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_transtab.h"
 
 #include "rp_atomics.h"
 #include "rp_filter.h"
 #include "rp_history.h"
+#include "rp_libc.h"
 #include "rp_instrument.h"
 #include "rp_site.h"
 #include "rp_threads.h"
@@ -274,6 +278,67 @@ static IRDirty *sync_call(Bool is_write, IRExpr *addr, Addr site)
                              mkIRExprVec_2(addr, mkIRExpr_HWord(site)));
 }
 
+/* The preload's announcing nops, sorted (rp_preload.h), at which a
+ * wrapped libc function says what it will read and write (rp_libc.h).
+ * The report of such an access takes its stack at the nop, in the
+ * wrapper. */
+#define MAX_ANNOUNCE_SITES 4096
+static Addr *announce_sites;
+static UInt n_announce_sites;
+
+static Bool is_announce_site(Addr a)
+{
+    UInt lo = 0, hi = n_announce_sites;
+
+    while (lo < hi) {
+        UInt mid = lo + (hi - lo) / 2;
+
+        if (announce_sites[mid] == a)
+            return True;
+        if (announce_sites[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return False;
+}
+
+/* The nop's record on the stack: read, read size, write, write size,
+ * caller (rp_preload.h). */
+static void on_announce(const UWord *record, Addr site)
+{
+    VG_(set_IP)(rp_threads_current_vg, site);
+    rp_libc_access(rp_threads_current_vg, record[0], record[1], record[2], record[3],
+                   record[4]);
+}
+
+static Int compare_addrs(const void *a, const void *b)
+{
+    Addr x = *(const Addr *)a, y = *(const Addr *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Translations made before the preload said where its nops are (libc's
+ * start-up calls memcpy) lack the calls: they go.  A list that cannot be
+ * the preload's is ignored. */
+void rp_instrument_set_announce_sites(const Addr *first, const Addr *last)
+{
+    UInt i, n;
+
+    if (first == NULL || last < first || last - first > MAX_ANNOUNCE_SITES
+        || n_announce_sites != 0)
+        return;
+    n = (UInt)(last - first);
+    announce_sites = VG_(malloc)("rp.instrument.announce", (n + 1) * sizeof *announce_sites);
+    for (i = 0; i < n; i++)
+        announce_sites[i] = first[i];
+    VG_(ssort)(announce_sites, n, sizeof *announce_sites, compare_addrs);
+    n_announce_sites = n;
+    for (i = 0; i < n; i++)
+        VG_(discard_translations_safely)(announce_sites[i], 1, "racepred: announce");
+}
+
 /* The guest layout of the superblock being instrumented. */
 static const VexGuestLayout *guest_layout;
 
@@ -333,6 +398,19 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
         d->guard = guard;
     if (!rp_instrument_floor && code_kind != RP_CODE_SYNC)
         declare_stack_reads(d);
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* At an announcing nop: on_announce with the stack pointer. */
+static void add_announce(IRSB *sb, Addr site)
+{
+    IRTemp sp = newIRTemp(sb->tyenv, Ity_I64);
+    IRDirty *d;
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(sp, IRExpr_Get(guest_layout->offset_SP, Ity_I64)));
+    d = unsafeIRDirty_0_N(0, "rp_on_announce", VG_(fnptr_to_fnentry)(&on_announce),
+                          mkIRExprVec_2(IRExpr_RdTmp(sp), mkIRExpr_HWord(site)));
+    declare_stack_reads(d);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -510,6 +588,8 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                         want_branches && code_kind == RP_CODE_ACCESSES);
         }
         addStmtToIRSB(sb_out, st);
+        if (st->tag == Ist_IMark && n_announce_sites != 0 && is_announce_site(site))
+            add_announce(sb_out, site);
     }
     add_history_stale(sb_out, sb_out->jumpkind);
     return sb_out;

@@ -26,6 +26,11 @@ extern UChar rp_instrument_yield;
 struct rp_engine;
 void rp_instrument_set_engine(struct rp_engine *eng);
 
+/* The preload's announcing nops are listed in [first, last) (its
+ * PRELOAD_HELLO, rp_preload.h): from now on each calls rp_libc_access
+ * with the values in its registers. */
+void rp_instrument_set_announce_sites(const Addr *first, const Addr *last);
+
 IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     const VexGuestLayout *layout,
                     const VexGuestExtents *vge,

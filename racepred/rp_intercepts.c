@@ -53,11 +53,12 @@ __thread int rp_preload_c11_depth RP_TLS;
 #define RP_USES(obj) RP_ANNOUNCE_ACCESS((obj), 1, 0, 0)
 #define RP_RENEWS(obj) RP_ANNOUNCE_ACCESS(0, 0, (obj), 1)
 
-/* Tells the tool the preload is in place: without it every lock and join
- * would go unseen, and the tool warns at exit if this never arrived. */
+/* Tells the tool the preload is in place (without it every lock and join
+ * would go unseen, and the tool warns at exit if this never arrived) and
+ * where its announcing nops are (rp_preload.h). */
 __attribute__((constructor)) static void rp_preload_hello(void)
 {
-    RP_REQUEST(RP_USERREQ_PRELOAD_HELLO, 0, 0);
+    RP_REQUEST(RP_USERREQ_PRELOAD_HELLO, __start_rp_announce_sites, __stop_rp_announce_sites);
 }
 
 /* ---- threads ------------------------------------------------------------ */

@@ -422,17 +422,15 @@ void rp_engine_list_rewrite(rp_engine *eng, rp_tid_t tid, rp_repeat_slot *s, uin
         rp_engine_flush_rewrites(eng);
 }
 
-bool rp_engine_drop_two_granules(rp_engine *eng, rp_tid_t tid, uint64_t addr, uint32_t size,
-                                 bool is_write, bool mark)
+bool rp_engine_drop_granules(rp_engine *eng, rp_tid_t tid, uint64_t addr, uint32_t size,
+                             bool is_write, bool mark)
 {
-    rp_repeat_slot *slots[2];
-    if (!repeats_two_granule_repeat(eng->repeats, tid, addr, size, is_write, slots))
+    if (!repeats_granules_repeat(eng->repeats, tid, addr, size, is_write))
         return false;
-    if (is_write && mark) {
-        rp_engine_dropped_write(eng, tid, slots[0], addr);
-        rp_engine_dropped_write(eng, tid, slots[1],
-                                (addr | (RP_SHADOW_GRANULE_SIZE - 1)) + 1);
-    }
+    if (is_write && mark)
+        for (uint64_t a = addr; a < addr + size; a = (a | (RP_SHADOW_GRANULE_SIZE - 1)) + 1)
+            rp_engine_dropped_write(eng, tid,
+                                    repeats_slot_of(eng->repeats, tid, a, 1, is_write), a);
     return true;
 }
 

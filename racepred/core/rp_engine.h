@@ -80,9 +80,10 @@ static inline void rp_engine_dropped_write(rp_engine *eng, rp_tid_t tid, rp_repe
         rp_engine_list_rewrite(eng, tid, s, addr);
 }
 
-/* The filter's test for an access over two granules (out of line). */
-bool rp_engine_drop_two_granules(rp_engine *eng, rp_tid_t tid, uint64_t addr, uint32_t size,
-                                 bool is_write, bool mark);
+/* The filter's test for an access over two granules or more (out of
+ * line). */
+bool rp_engine_drop_granules(rp_engine *eng, rp_tid_t tid, uint64_t addr, uint32_t size,
+                             bool is_write, bool mark);
 
 /* Whether the filter (eng->repeats, not NULL) drops this access as a
  * repeat; a dropped write is marked rewritten when `mark` (the front end
@@ -98,7 +99,7 @@ static inline bool rp_engine_drop_repeat(rp_engine *eng, rp_tid_t tid, uint64_t 
     }
     if ((addr & (RP_SHADOW_GRANULE_SIZE - 1)) + size <= RP_SHADOW_GRANULE_SIZE)
         return false;
-    return rp_engine_drop_two_granules(eng, tid, addr, size, is_write, mark);
+    return rp_engine_drop_granules(eng, tid, addr, size, is_write, mark);
 }
 
 /* Assigns e->id (next position) and dispatches, unless e is a repeated

@@ -107,19 +107,20 @@ static void note_access(rp_repeats *r, const rp_event *e)
     }
 }
 
-bool repeats_two_granule_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr, uint32_t size,
-                                bool is_write, rp_repeat_slot *slots[2])
+bool repeats_granules_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr, uint32_t size,
+                             bool is_write)
 {
-    uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
-    if (size > RP_SHADOW_GRANULE_SIZE || offset + size <= RP_SHADOW_GRANULE_SIZE)
+    uint64_t end = addr + size;
+    if (size == 0 || end < addr || (addr & (RP_SHADOW_GRANULE_SIZE - 1)) + size
+                                        <= RP_SHADOW_GRANULE_SIZE)
         return false;
-    uint32_t first = RP_SHADOW_GRANULE_SIZE - offset;
-    slots[0] = repeats_slot_of(r, tid, addr, first, is_write);
-    if (slots[0] == NULL)
-        return false;
-    slots[1] = repeats_slot_of(r, tid, addr + first, size - first, is_write);
-    if (slots[1] == NULL)
-        return false;
+    for (uint64_t a = addr; a < end;) {
+        uint64_t next = (a | (RP_SHADOW_GRANULE_SIZE - 1)) + 1;
+        uint32_t piece = (uint32_t)((next < end ? next : end) - a);
+        if (repeats_slot_of(r, tid, a, piece, is_write) == NULL)
+            return false;
+        a += piece;
+    }
     r->dropped++;
     return true;
 }

@@ -219,20 +219,19 @@ static inline rp_repeat_slot *repeats_repeat_slot(rp_repeats *r, rp_tid_t tid, u
     return s;
 }
 
-/* An access of at most 8 bytes over two granules (an unaligned load or
- * store) is a repeat when its part in each granule is one: the argument
- * above holds byte by byte.  Then slots[0] and slots[1] are the two slots
- * and it is counted.  Out of line: only accesses that the one-granule
- * test refused reach it. */
-bool repeats_two_granule_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr, uint32_t size,
-                                bool is_write, rp_repeat_slot *slots[2]);
+/* An access over two granules or more (an unaligned load or store, or
+ * the range a libc function or system call touches: rp_libc.h) is a
+ * repeat when its part in each granule is one: the argument above holds
+ * byte by byte.  Then it is counted.  Out of line: only accesses that the
+ * one-granule test refused reach it. */
+bool repeats_granules_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr, uint32_t size,
+                             bool is_write);
 
 static inline bool repeats_is_repeat(rp_repeats *r, rp_tid_t tid, uint64_t addr,
                                      uint32_t size, bool is_write)
 {
-    rp_repeat_slot *slots[2];
     return repeats_repeat_slot(r, tid, addr, size, is_write) != NULL
-        || repeats_two_granule_repeat(r, tid, addr, size, is_write, slots);
+        || repeats_granules_repeat(r, tid, addr, size, is_write);
 }
 
 /* Marks slot s, which a repeated write of tid hit (only with a witness
