@@ -3,6 +3,7 @@
 #include "pub_tool_basics.h"
 
 #include "rp_filter.h"
+#include "rp_instrument.h"
 #include "rp_libc.h"
 #include "rp_locks.h"
 #include "rp_site.h"
@@ -14,7 +15,8 @@ void rp_libc_emit(ThreadId vg_tid, rp_event_kind kind, Addr addr, SizeT size, Ad
     UInt ignored = kind == RP_EV_READ ? RP_IGNORE_READS : RP_IGNORE_WRITES;
     rp_tid_t tid;
 
-    if (size == 0 || !rp_filter_instruments(ip))
+    /* --bench-floor: nothing is detected, libc's accesses included. */
+    if (size == 0 || rp_instrument_floor || !rp_filter_instruments(ip))
         return;
     rp_threads_make_current(vg_tid);
     if (rp_threads_current_ignores & ignored)

@@ -30,7 +30,8 @@
 /* Emits a read or write (kind) of [addr, addr + size) by the live thread
  * vg_tid, made for the program's instruction at `ip`: nothing when ip is
  * not the program's code (an ignored object, the preload), when the
- * thread ignores accesses of that kind (ANNOTATE_IGNORE_*), or size is 0. */
+ * thread ignores accesses of that kind (ANNOTATE_IGNORE_*), under
+ * --bench-floor, or when size is 0. */
 void rp_libc_emit(ThreadId vg_tid, rp_event_kind kind, Addr addr, SizeT size, Addr ip);
 
 /* An announcing nop: a libc function the program called from the return
