@@ -294,15 +294,9 @@ static void announce_thread(rp_tid_t tid)
 {
     ExeContext *created_at;
 
-    if (tid >= announced_size) {
-        rp_tid_t new_size = tid + 16;
-
-        announced = VG_(realloc)("rp.errors.announced", announced,
-                                 new_size * sizeof *announced);
-        VG_(memset)(announced + announced_size, 0,
-                    (new_size - announced_size) * sizeof *announced);
-        announced_size = new_size;
-    }
+    if (tid >= announced_size)
+        announced = rp_tool_grow_zeroed("rp.errors.announced", announced, &announced_size,
+                                        tid, sizeof *announced);
     if (announced[tid])
         return;
     announced[tid] = True;

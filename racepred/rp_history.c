@@ -8,6 +8,7 @@
 #include "pub_tool_threadstate.h"
 
 #include "rp_history.h"
+#include "rp_tool.h"
 #include "rp_threads.h"
 
 #define RP_HISTORY_MAX_FRAMES 64
@@ -47,13 +48,8 @@ Bool rp_history_set(const HChar *value)
 
 static rp_history_log *log_of(rp_tid_t tid)
 {
-    if (tid >= n_logs) {
-        rp_tid_t new_n = tid + 16;
-
-        logs = VG_(realloc)("rp.history.logs", logs, new_n * sizeof *logs);
-        VG_(memset)(logs + n_logs, 0, (new_n - n_logs) * sizeof *logs);
-        n_logs = new_n;
-    }
+    if (tid >= n_logs)
+        logs = rp_tool_grow_zeroed("rp.history.logs", logs, &n_logs, tid, sizeof *logs);
     return &logs[tid];
 }
 

@@ -122,15 +122,9 @@ const Addr *rp_locks_lockset(UInt id, UInt *n)
 
 static rp_holder *holder(rp_tid_t tid)
 {
-    if (tid >= n_holders) {
-        rp_tid_t new_n = tid + 16;
-
-        holders = VG_(realloc)("rp.locks.holders", holders,
-                               new_n * sizeof *holders);
-        VG_(memset)(holders + n_holders, 0,
-                    (new_n - n_holders) * sizeof *holders);
-        n_holders = new_n;
-    }
+    if (tid >= n_holders)
+        holders = rp_tool_grow_zeroed("rp.locks.holders", holders, &n_holders, tid,
+                                      sizeof *holders);
     return &holders[tid];
 }
 

@@ -38,6 +38,17 @@ void rp_free(void *p)
     VG_(free)(p);
 }
 
+void *rp_tool_grow_zeroed(const HChar *cost_centre, void *array, UInt *count, UInt needed,
+                          SizeT elem_size)
+{
+    UInt n = needed + 16 > 2 * *count ? needed + 16 : 2 * *count;
+
+    array = VG_(realloc)(cost_centre, array, n * elem_size);
+    VG_(memset)((UChar *)array + *count * elem_size, 0, (n - *count) * elem_size);
+    *count = n;
+    return array;
+}
+
 /* The core's bulk memory against --max-memory: over it, detection stops at
  * the next event (rp_tool_emit), never inside a detector. */
 static ULong bulk_bytes;

@@ -56,13 +56,8 @@ static UInt n_calls;
 
 static rp_call *call_of(ThreadId tid)
 {
-    if (tid >= n_calls) {
-        UInt n = tid + 16;
-
-        calls = VG_(realloc)("rp.syscalls.calls", calls, n * sizeof *calls);
-        VG_(memset)(calls + n_calls, 0, (n - n_calls) * sizeof *calls);
-        n_calls = n;
-    }
+    if (tid >= n_calls)
+        calls = rp_tool_grow_zeroed("rp.syscalls.calls", calls, &n_calls, tid, sizeof *calls);
     return &calls[tid];
 }
 
@@ -83,13 +78,9 @@ static void set_fd_key(UWord fd, ULong key)
 {
     if (fd >= MAX_TRACKED_FD)
         return;
-    if (fd >= n_fd_keys) {
-        UInt n = fd < 64 ? 64 : 2 * (UInt)fd;
-
-        fd_keys = VG_(realloc)("rp.syscalls.fds", fd_keys, n * sizeof *fd_keys);
-        VG_(memset)(fd_keys + n_fd_keys, 0, (n - n_fd_keys) * sizeof *fd_keys);
-        n_fd_keys = n;
-    }
+    if (fd >= n_fd_keys)
+        fd_keys = rp_tool_grow_zeroed("rp.syscalls.fds", fd_keys, &n_fd_keys, (UInt)fd,
+                                      sizeof *fd_keys);
     fd_keys[fd] = key;
 }
 

@@ -60,6 +60,12 @@ static inline void rp_tool_emit_range(rp_event_kind kind, rp_tid_t tid, uint64_t
     }
 }
 
+/* Grows `array` of *count zero-filled elements of elem_size bytes so that
+ * index `needed` exists (to needed + 16 elements, or twice as many), the
+ * new ones zero; returns the array (rp_shim_vg.c). */
+void *rp_tool_grow_zeroed(const HChar *cost_centre, void *array, UInt *count, UInt needed,
+                          SizeT elem_size);
+
 /* Registers the client-request handler (rp_clientreq.c). */
 void rp_clientreq_init(void);
 
