@@ -1,9 +1,6 @@
 /* rp_syscalls.c — the program's system calls as accesses and as
  * synchronisation (rp_syscalls.h). */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_mallocfree.h"
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -28,7 +25,7 @@
 
 Bool rp_syscalls_fd_sync = True;
 
-/* Descriptors past this one all share the files' object. */
+/* Descriptors past this one order nothing. */
 #define MAX_TRACKED_FD (1u << 20)
 
 /* What a descriptor's object is; 0: none. */

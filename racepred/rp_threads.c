@@ -131,7 +131,7 @@ static UInt ignores_of(const rp_thread *t)
 
 UWord rp_threads_switches;
 
-void rp_threads_make_current(ThreadId tid)
+static void switch_to(ThreadId tid)
 {
     if (tid != rp_threads_current_vg)
         rp_threads_switches++;
@@ -146,7 +146,13 @@ void rp_threads_make_current(ThreadId tid)
 static void on_start_client_code(ThreadId tid, ULong blocks_done)
 {
     (void)blocks_done;
-    rp_threads_make_current(tid);
+    switch_to(tid);
+}
+
+void rp_threads_make_current(ThreadId tid)
+{
+    if (tid != rp_threads_current_vg)
+        switch_to(tid);
 }
 
 Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)

@@ -41,9 +41,10 @@ extern UInt rp_threads_current_ignores;
  * for an end without a begin (nothing changes). */
 Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin);
 
-/* Makes a thread the running one (the scheduler's start of its
- * client code; also a system call's hooks, which run after a blocking
- * call, when another thread may have been running since). */
+/* Makes a thread the running one if it is not already: a system call's
+ * hooks run after a blocking call, when another thread may have been
+ * running since (the scheduler's start of the thread's client code comes
+ * only after them). */
 void rp_threads_make_current(ThreadId vg_tid);
 
 /* Registers the thread hooks; call from pre_clo_init. */
