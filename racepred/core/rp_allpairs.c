@@ -788,6 +788,21 @@ static void access_set_granule(rp_allpairs *p, const rp_allpairs_access *a, ap_s
         slot_store(p, s, cells, n, twin == NO_INDEX);
 }
 
+/* A private array whose twin has just covered the whole granule (the
+ * end of a byte-wise loop, which access_set_granule moved off its set):
+ * the list will not change again until another access, so it goes back
+ * to a set when its hash has been met before (a block read byte by byte
+ * after one write leaves the same two cells in every granule).  One
+ * lookup per completed granule, none per byte. */
+static void share_completed(rp_allpairs *p, ap_slot *s, const ap_cell *cells, uint32_t n)
+{
+    if (n > CELLSET_MAX || !cellsets_met_before(&p->sets, cellsets_hash(cells, n)))
+        return;
+    ap_cell copy[CELLSET_MAX];
+    rp_memcpy(copy, cells, n * sizeof *copy);
+    slot_store(p, s, copy, n, true);
+}
+
 /* Whether appending a cell to a slot of `kept` cells needs a new array. */
 static bool append_grows(const ap_slot *s, uint32_t kept)
 {
@@ -816,6 +831,8 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
     if (twin != NO_INDEX && !p->env.all_pairs) {
         merge_twin(p, &r.cell[twin], &key, ref, mask);
+        if (p->shares && r.in_array && cell_mask(r.cell[twin]) == 0xFF)
+            share_completed(p, s, r.cell, kept);
         return;
     }
     ap_cell c = cell_for(p, cellctx_intern(&p->contexts, &key, ref), ref, mask);
