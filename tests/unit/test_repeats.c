@@ -64,6 +64,24 @@ static void test_drops_only_covered_repeats(void **state)
     repeats_destroy(r);
 }
 
+/* Ranges (a memcpy's, a read()'s: rp_libc.h) repeat when every granule's
+ * part does, whatever their length. */
+static void test_ranges_repeat_granule_by_granule(void **state)
+{
+    (void)state;
+    rp_repeats *r = repeats_create();
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, BASE + 32, 24)));
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE + 34, 20)));
+    assert_true(feed(r, harness_event(RP_EV_WRITE, 0, BASE + 32, 24)));
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE + 30, 30)));  /* bytes 30, 31 */
+    assert_true(feed(r, harness_event(RP_EV_READ, 0, BASE + 30, 30)));
+    assert_false(feed(r, harness_event(RP_EV_WRITE, 0, BASE + 30, 26))); /* 30, 31 read only */
+    assert_false(feed(r, harness_event(RP_EV_READ, 1, BASE + 32, 24)));  /* other thread */
+    assert_false(feed(r, harness_event(RP_EV_READ, 0, BASE + 40, 8)));   /* thread 1 passed */
+    assert_int_equal(r->dropped, 3);
+    repeats_destroy(r);
+}
+
 /* The shadow's cache holds RP_SHADOW_CACHE_ENTRIES chunks, direct-mapped:
  * granules whose chunks share an entry evict each other, and a repeat
  * must be found through the map all the same (the cached-only test may
@@ -183,6 +201,11 @@ static void add_burst(run *r, rp_tid_t tid, bool held[][2])
         /* One access in four anywhere in the two granules, unaligned. */
         uint64_t addr = rnd(4) == 0 ? BASE + rnd(17 - size)
                                     : BASE + 8 * rnd(2) + size * rnd(8 / size);
+        /* One in eight a range over both (a libc function's). */
+        if (rnd(8) == 0) {
+            size = 9 + rnd(8);
+            addr = BASE + rnd(17 - size);
+        }
         add(r, rnd(3) == 0 ? RP_EV_WRITE : RP_EV_READ, tid, addr, size);
     }
     if (rnd(8) == 0)
@@ -351,6 +374,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drops_only_covered_repeats),
+        cmocka_unit_test(test_ranges_repeat_granule_by_granule),
         cmocka_unit_test(test_repeats_found_past_the_shadow_cache),
         cmocka_unit_test(test_other_thread_sync_and_forget_end_repeats),
         cmocka_unit_test(test_receive_repeats_until_a_send),
