@@ -25,8 +25,8 @@ void rp_libc_emit(ThreadId vg_tid, rp_event_kind kind, Addr addr, SizeT size, Ad
     rp_tool_emit_range(kind, tid, addr, size, (ip & RP_SITE_IP_MASK) | rp_locks_tag(tid));
 }
 
-/* A range no wrapper can mean (a client request with garbage arguments):
- * past the top of the address space, or larger than any mapping. */
+/* A range no libc function can touch (a garbled announcing record): past
+ * the top of the address space, or larger than any mapping. */
 static Bool range_ok(UWord addr, UWord size)
 {
     return size <= (1ULL << 40) && addr + size >= addr;
