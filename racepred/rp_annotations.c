@@ -13,10 +13,6 @@
 #include "rp_threads.h"
 #include "rp_tool.h"
 
-/* No program annotates a range this large on purpose: a size beyond it is
- * a bug (a negative length, an uninitialised variable). */
-#define RP_MAX_ANNOTATED_SIZE (1ULL << 40)
-
 /* The kinds of bad request, each reported once. */
 typedef enum {
     RP_BAD_NULL_OBJECT,
@@ -72,7 +68,7 @@ static void sync_edge(ThreadId tid, rp_event_kind kind, const HChar *request,
 
 static Bool range_ok(const HChar *request, UWord addr, UWord size)
 {
-    if (addr != 0 && size <= RP_MAX_ANNOTATED_SIZE && addr + size >= addr)
+    if (addr != 0 && rp_tool_range_plausible(addr, size))
         return True;
     say_bad_once(RP_BAD_RANGE, request, addr, size);
     return False;

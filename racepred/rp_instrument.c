@@ -45,7 +45,6 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
@@ -57,6 +56,7 @@
 #include "rp_libc.h"
 #include "rp_instrument.h"
 #include "rp_site.h"
+#include "rp_sort.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -283,24 +283,14 @@ static IRDirty *sync_call(Bool is_write, IRExpr *addr, Addr site)
  * The report of such an access takes its stack at the nop, in the
  * wrapper. */
 #define MAX_ANNOUNCE_SITES 4096
-static Addr *announce_sites;
+static uint64_t *announce_sites;
 static UInt n_announce_sites;
 
 static Bool is_announce_site(Addr a)
 {
-    UInt lo = 0, hi = n_announce_sites;
+    size_t i = lower_bound_u64(announce_sites, n_announce_sites, a);
 
-    while (lo < hi) {
-        UInt mid = lo + (hi - lo) / 2;
-
-        if (announce_sites[mid] == a)
-            return True;
-        if (announce_sites[mid] < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return False;
+    return i < n_announce_sites && announce_sites[i] == a;
 }
 
 /* The nop's record on the stack: read, read size, write, write size,
@@ -310,13 +300,6 @@ static void on_announce(const UWord *record, Addr site)
     VG_(set_IP)(rp_threads_current_vg, site);
     rp_libc_access(rp_threads_current_vg, record[0], record[1], record[2], record[3],
                    record[4]);
-}
-
-static Int compare_addrs(const void *a, const void *b)
-{
-    Addr x = *(const Addr *)a, y = *(const Addr *)b;
-
-    return x < y ? -1 : x > y;
 }
 
 /* Translations made before the preload said where its nops are (libc's
@@ -333,7 +316,7 @@ void rp_instrument_set_announce_sites(const Addr *first, const Addr *last)
     announce_sites = VG_(malloc)("rp.instrument.announce", (n + 1) * sizeof *announce_sites);
     for (i = 0; i < n; i++)
         announce_sites[i] = first[i];
-    VG_(ssort)(announce_sites, n, sizeof *announce_sites, compare_addrs);
+    sort_u64(announce_sites, n);
     n_announce_sites = n;
     for (i = 0; i < n; i++)
         VG_(discard_translations_safely)(announce_sites[i], 1, "racepred: announce");

@@ -25,13 +25,6 @@ void rp_libc_emit(ThreadId vg_tid, rp_event_kind kind, Addr addr, SizeT size, Ad
     rp_tool_emit_range(kind, tid, addr, size, (ip & RP_SITE_IP_MASK) | rp_locks_tag(tid));
 }
 
-/* A range no libc function can touch (a garbled announcing record): past
- * the top of the address space, or larger than any mapping. */
-static Bool range_ok(UWord addr, UWord size)
-{
-    return size <= (1ULL << 40) && addr + size >= addr;
-}
-
 void rp_libc_access(ThreadId vg_tid, UWord read_addr, UWord read_size, UWord write_addr,
                     UWord write_size, Addr caller)
 {
@@ -40,8 +33,9 @@ void rp_libc_access(ThreadId vg_tid, UWord read_addr, UWord read_size, UWord wri
 
     if (!rp_threads_is_live(vg_tid) || caller == 0)
         return;
-    if (range_ok(read_addr, read_size))
+    /* A garbled announcing record must not make the engine walk terabytes. */
+    if (rp_tool_range_plausible(read_addr, read_size))
         rp_libc_emit(vg_tid, RP_EV_READ, read_addr, read_size, ip);
-    if (range_ok(write_addr, write_size))
+    if (rp_tool_range_plausible(write_addr, write_size))
         rp_libc_emit(vg_tid, RP_EV_WRITE, write_addr, write_size, ip);
 }

@@ -46,6 +46,15 @@ static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
         rp_record_event(&e);
 }
 
+/* Whether [addr, addr + size) can be memory a program means: not past the
+ * top of the address space, nor larger than any mapping (a size beyond
+ * 2^40 is a bug: a negative length, an uninitialised variable, a garbled
+ * record). */
+static inline Bool rp_tool_range_plausible(UWord addr, UWord size)
+{
+    return size <= (1ULL << 40) && addr + size >= addr;
+}
+
 /* rp_tool_emit for a range of any length: an event carries at most
  * 4 GiB, so larger ranges go in pieces. */
 static inline void rp_tool_emit_range(rp_event_kind kind, rp_tid_t tid, uint64_t addr,
