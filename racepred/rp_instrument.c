@@ -57,6 +57,7 @@
 #include "rp_instrument.h"
 #include "rp_site.h"
 #include "rp_sort.h"
+#include "rp_spin.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -229,18 +230,57 @@ static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
     on_write(addr, size, site);
 }
 
-static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
+/* Makes [addr, addr + size) a synchronisation variable (rp_atomics.h);
+ * True if it was not one.  Its words' plain accesses are then no repeats:
+ * the filter runs before the atomics' test. */
+static Bool mark_sync_variable(Addr addr, UWord size)
 {
     Addr word = addr & ~(Addr)7;
+
+    if (!rp_atomics_mark(addr, size))
+        return False;
+    if (rp_tool_engine != NULL && rp_tool_engine->repeats != NULL)
+        repeats_forget(rp_tool_engine->repeats, word, ((addr + size + 7) & ~(Addr)7) - word);
+    return True;
+}
+
+static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
+{
     Addr obj;
 
-    if (rp_atomics_mark(addr, size) && rp_tool_engine != NULL
-        && rp_tool_engine->repeats != NULL)
-        repeats_forget(rp_tool_engine->repeats, word, ((addr + size + 7) & ~(Addr)7) - word);
+    mark_sync_variable(addr, size);
     /* After the mark: it may start a variable. */
     obj = rp_atomics_object(addr);
     rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, obj, 0, site);
     rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, obj, 0, site);
+}
+
+Bool rp_instrument_spin_loops = True;
+ULong rp_instrument_spin_variables;
+
+/* A load a spin loop polls (rp_spin.h): a receive on its variable.  The
+ * first one makes the address a synchronisation variable, usually after
+ * the write the loop waits for (the flag was set before the waiter ran):
+ * that write was a plain one, so its thread sends on the variable now,
+ * late but in its own order, which orders at least what it did before the
+ * write and never orders anything the run did not. */
+static VG_REGPARM(3) void on_spin_read(Addr addr, UWord size, Addr site)
+{
+    rp_tid_t writer;
+
+    if (rp_threads_current_ignores & RP_IGNORE_READS)
+        return;
+    if (rp_atomics_may_hold(addr) && rp_atomics_holds(addr)) {
+        if (!polled_again(addr))
+            on_sync_load(addr, site);
+        return;
+    }
+    mark_sync_variable(addr, size);
+    rp_instrument_spin_variables++;
+    writer = rp_tool_engine != NULL ? rp_engine_last_writer(rp_tool_engine, addr) : RP_NO_WRITER;
+    if (writer != RP_NO_WRITER && writer != rp_threads_current)
+        rp_tool_emit(RP_EV_SYNC_SEND, writer, rp_atomics_object(addr), 0, site);
+    on_sync_load(addr, site);
 }
 
 /* A load or store in a synchronising object (rp_filter.h). */
@@ -407,6 +447,16 @@ static void add_atomic(IRSB *sb, IRExpr *addr, Int size, Addr site)
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+static void add_spin_read(IRSB *sb, IRExpr *addr, Int size, Addr site)
+{
+    IRDirty *d = unsafeIRDirty_0_N(3, "rp_on_spin_read",
+                                   VG_(fnptr_to_fnentry)(&on_spin_read),
+                                   mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
+                                                 mkIRExpr_HWord(site)));
+
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
 static void add_branch(IRSB *sb, Addr site)
 {
     IRDirty *d = unsafeIRDirty_0_N(1, "rp_on_branch",
@@ -448,15 +498,18 @@ static void add_yield_check(IRSB *sb, Addr start, Int offset_IP, IRType word_ty)
 
 /* The memory effects of one statement, as helper calls appended to `sb`. */
 static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
-                        Addr site, Bool want_branches)
+                        Addr site, Bool want_branches, Bool spin_read)
 {
     switch (st->tag) {
     case Ist_WrTmp:
         if (st->Ist.WrTmp.data->tag == Iex_Load) {
             const IRExpr *load = st->Ist.WrTmp.data;
 
-            add_access(sb, False, load->Iex.Load.addr,
-                       sizeofIRType(load->Iex.Load.ty), site, NULL);
+            if (spin_read)
+                add_spin_read(sb, load->Iex.Load.addr, sizeofIRType(load->Iex.Load.ty), site);
+            else
+                add_access(sb, False, load->Iex.Load.addr,
+                           sizeofIRType(load->Iex.Load.ty), site, NULL);
         }
         break;
 
@@ -528,6 +581,10 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
     }
 }
 
+/* The spin reads of the block being instrumented (rp_spin.h). */
+static Bool *spin;
+static UInt spin_cap;
+
 IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     const VexGuestLayout *layout,
                     const VexGuestExtents *vge,
@@ -538,6 +595,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
     Addr site = 0;
     IRSB *sb_out;
     Int i;
+    const Bool *spin_now = NULL;
 
     (void)closure;
     (void)archinfo_host;
@@ -554,6 +612,13 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
         addStmtToIRSB(sb_out, sb_in->stmts[i]);
     if (!rp_instrument_floor)
         add_yield_check(sb_out, (Addr)vge->base[0], layout->offset_IP, gWordTy);
+    if (rp_instrument_spin_loops && !rp_instrument_floor) {
+        if ((UInt)sb_in->stmts_used >= spin_cap)
+            spin = rp_tool_grow_zeroed("rp.instrument.spin", spin, &spin_cap,
+                                       (UInt)sb_in->stmts_used, sizeof *spin);
+        rp_spin_find(sb_in, layout, spin);
+        spin_now = spin;
+    }
 
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];
@@ -568,7 +633,8 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
             sp_written = True;
         } else if (code_kind != RP_CODE_IGNORED) {
             add_effects(sb_out, sb_out->tyenv, st, site,
-                        want_branches && code_kind == RP_CODE_ACCESSES);
+                        want_branches && code_kind == RP_CODE_ACCESSES,
+                        spin_now != NULL && spin_now[i] && code_kind == RP_CODE_ACCESSES);
         }
         addStmtToIRSB(sb_out, st);
         if (st->tag == Ist_IMark && n_announce_sites != 0 && is_announce_site(site))

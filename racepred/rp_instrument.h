@@ -21,6 +21,12 @@ extern Bool rp_instrument_floor;
  * (rp_threads.c). */
 extern UChar rp_instrument_yield;
 
+/* --spin-loops: whether a load a spin loop polls is synchronisation
+ * (rp_spin.h; default yes), and how many variables such loads made
+ * synchronisation variables. */
+extern Bool rp_instrument_spin_loops;
+extern ULong rp_instrument_spin_variables;
+
 /* The engine the helpers feed (rp_tool_engine), or NULL when detection
  * ends: the helpers keep its filter of repeats one load away. */
 struct rp_engine;

@@ -122,6 +122,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
     } else if VG_BOOL_CLO(arg, "--fd-sync", rp_syscalls_fd_sync) {
+    } else if VG_BOOL_CLO(arg, "--spin-loops", rp_instrument_spin_loops) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -157,7 +158,9 @@ static void print_usage(void)
 "                              whole block [yes]\n"
 "    --fd-sync=yes|no          a write into a file descriptor (pipe, socket,\n"
 "                              eventfd) orders before the reads that follow\n"
-"                              it [yes]\n");
+"                              it [yes]\n"
+"    --spin-loops=yes|no       a load that a loop polls until another thread\n"
+"                              writes it (a flag) is synchronisation [yes]\n");
     VG_(printf)(
 "    --window=N                events kept to build witnesses for predicted\n"
 "                              races (%u..%u, 24 bytes each) [%u]\n",
@@ -258,6 +261,9 @@ static void finish_detection(void)
                   (UInt)rp_threads_count(),
                   (ULong)rp_engine_repeats_dropped(rp_tool_engine),
                   (ULong)rp_engine_recvs_dropped(rp_tool_engine));
+    if (VG_(clo_verbosity) > 1)
+        VG_(umsg)("racepred: %llu variables polled by spin loops made synchronisation\n",
+                  rp_instrument_spin_variables);
     rp_wreport_kept(rp_tool_engine);
     rp_instrument_set_engine(NULL);
     rp_engine_destroy(rp_tool_engine);

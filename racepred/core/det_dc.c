@@ -247,6 +247,7 @@ const rp_detector_ops rp_det_dc = {
     .sync_send = dc_sync_send,
     .sync_recv = dc_sync_recv,
     .forget = dc_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = dc_finish,
     .thread_end = dc_thread_end,
     .kept = dc_kept,

@@ -171,5 +171,6 @@ const rp_detector_ops rp_det_hb = {
     .sync_send = hb_sync_send,
     .sync_recv = hb_sync_recv,
     .forget = hb_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = hb_finish,
 };

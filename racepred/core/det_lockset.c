@@ -314,5 +314,6 @@ const rp_detector_ops rp_det_lockset = {
     .sync_send = ls_sync_send,
     .sync_recv = ls_sync_recv,
     .forget = ls_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = ls_finish,
 };

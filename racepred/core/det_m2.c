@@ -586,6 +586,12 @@ static void m2_destroy(void *self)
     rp_free(d);
 }
 
+static rp_tid_t m2_last_writer(void *self, uint64_t addr)
+{
+    const m2_detector *d = self;
+    return offline_log_last_writer(&d->log, addr);
+}
+
 const rp_detector_ops rp_det_m2 = {
     .name = "m2",
     .summary = "M2 (POPL'20): sound, complete for two threads; every pair with a validated witness; offline",
@@ -603,5 +609,6 @@ const rp_detector_ops rp_det_m2 = {
     .sync_send = m2_event,
     .sync_recv = m2_event,
     .forget = m2_event,
+    .last_writer = m2_last_writer,
     .finish = m2_finish,
 };

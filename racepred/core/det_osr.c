@@ -222,6 +222,12 @@ static void osr_destroy(void *self)
     rp_free(d);
 }
 
+static rp_tid_t osr_last_writer(void *self, uint64_t addr)
+{
+    const osr_detector *d = self;
+    return offline_log_last_writer(&d->log, addr);
+}
+
 const rp_detector_ops rp_det_osr = {
     .name = "osr",
     .summary = "optimistic sync-reversal races (ICSE'24), every pair with a validated witness; offline",
@@ -239,5 +245,6 @@ const rp_detector_ops rp_det_osr = {
     .sync_send = osr_event,
     .sync_recv = osr_event,
     .forget = osr_event,
+    .last_writer = osr_last_writer,
     .finish = osr_finish,
 };

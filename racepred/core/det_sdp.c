@@ -747,6 +747,7 @@ const rp_detector_ops rp_det_sdp = {
     .sync_send = sdp_sync_send,
     .sync_recv = sdp_sync_recv,
     .forget = sdp_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = sdp_finish,
     .thread_end = sdp_thread_end,
     .kept = sdp_kept,

@@ -342,5 +342,6 @@ const rp_detector_ops rp_det_shb = {
     .sync_send = shb_sync_send,
     .sync_recv = shb_sync_recv,
     .forget = shb_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = shb_finish,
 };

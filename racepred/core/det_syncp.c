@@ -177,6 +177,12 @@ static void syncp_destroy(void *self)
     rp_free(d);
 }
 
+static rp_tid_t syncp_last_writer(void *self, uint64_t addr)
+{
+    const syncp_detector *d = self;
+    return offline_log_last_writer(&d->log, addr);
+}
+
 const rp_detector_ops rp_det_syncp = {
     .name = "syncp",
     .summary = "sync-preserving races (POPL'21), every pair with a validated witness; offline",
@@ -194,5 +200,6 @@ const rp_detector_ops rp_det_syncp = {
     .sync_send = syncp_event,
     .sync_recv = syncp_event,
     .forget = syncp_event,
+    .last_writer = syncp_last_writer,
     .finish = syncp_finish,
 };

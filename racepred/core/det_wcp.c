@@ -304,6 +304,7 @@ const rp_detector_ops rp_det_wcp = {
     .sync_send = wcp_sync_send,
     .sync_recv = wcp_sync_recv,
     .forget = wcp_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = wcp_finish,
     .thread_end = wcp_thread_end,
     .kept = wcp_kept,

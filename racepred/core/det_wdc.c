@@ -10,6 +10,7 @@
  * clocks, the rwlock choice and the cost.
  */
 #include "det_dc.h"
+#include "rp_allpairs.h"
 
 #include <stddef.h>
 
@@ -40,6 +41,7 @@ const rp_detector_ops rp_det_wdc = {
     .sync_send = dc_sync_send,
     .sync_recv = dc_sync_recv,
     .forget = dc_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = dc_finish,
     .thread_end = dc_thread_end,
     .kept = dc_kept,

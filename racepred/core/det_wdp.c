@@ -504,6 +504,7 @@ const rp_detector_ops rp_det_wdp = {
     .sync_send = wdp_sync_send,
     .sync_recv = wdp_sync_recv,
     .forget = wdp_forget,
+    .last_writer = allpairs_detector_last_writer,
     .finish = wdp_finish,
     .thread_end = wdp_thread_end,
     .kept = wdp_kept,

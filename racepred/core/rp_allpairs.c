@@ -1066,3 +1066,28 @@ void allpairs_destroy(rp_allpairs *p)
     rp_free(p->extra);
     rp_free(p);
 }
+
+rp_tid_t allpairs_last_writer(rp_allpairs *p, uint64_t addr)
+{
+    ap_slot *s = shadow_find(&p->shadow, addr >> RP_SHADOW_GRANULE_BITS);
+    if (s == NULL)
+        return RP_NO_WRITER;
+    ap_cell_run r = slot_cells(s);
+    uint8_t byte = (uint8_t)(1u << (addr & (RP_SHADOW_GRANULE_SIZE - 1)));
+    rp_tid_t writer = RP_NO_WRITER;
+    uint64_t latest = 0;
+    for (uint32_t i = 0; i < r.n; i++) {
+        const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(r.cell[i]));
+        uint64_t ref = cell_ref(&p->contexts, r.cell[i]);
+        if (x->is_write && (cell_mask(r.cell[i]) & byte) && (writer == RP_NO_WRITER || ref > latest)) {
+            writer = x->tid;
+            latest = ref;
+        }
+    }
+    return writer;
+}
+
+rp_tid_t allpairs_detector_last_writer(void *self, uint64_t addr)
+{
+    return allpairs_last_writer(*(rp_allpairs **)self, addr);
+}

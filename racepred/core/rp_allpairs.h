@@ -127,4 +127,15 @@ void allpairs_forget(rp_allpairs *p, const rp_event *e);
 /* End of stream: all-pairs post-processing and reports. */
 void allpairs_finish(rp_allpairs *p);
 
+/* The thread of the latest write the cells remember to the byte at addr,
+ * or RP_NO_WRITER.  The latest write is always remembered (only a later
+ * write evicts a write), unless the byte was forgotten since.  Latest
+ * means the greatest reference: the event id (or in all-pairs mode its
+ * number); with sites_suffice, the latest access of the cell's context. */
+rp_tid_t allpairs_last_writer(rp_allpairs *p, uint64_t addr);
+
+/* rp_detector_ops.last_writer for a detector whose state starts with its
+ * rp_allpairs pointer (every online detector's does). */
+rp_tid_t allpairs_detector_last_writer(void *self, uint64_t addr);
+
 #endif

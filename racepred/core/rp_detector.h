@@ -77,6 +77,9 @@ typedef struct rp_detector_env {
     bool sites_suffice;
 } rp_detector_env;
 
+/* rp_detector_ops.last_writer: no write remembered. */
+#define RP_NO_WRITER UINT32_MAX
+
 typedef struct rp_detector_ops {
     const char *name;
     const char *summary;    /* one line for --help and docs */
@@ -117,6 +120,10 @@ typedef struct rp_detector_ops {
      * stay; what ends is its part in what every live thread must consume
      * before a detector may drop it (rp_csrules.h).  May be NULL. */
     void (*thread_end)(void *self, rp_tid_t tid);
+
+    /* The thread of the latest write of the byte at addr the detector
+     * remembers, or RP_NO_WRITER (rp_allpairs.h).  May be NULL. */
+    rp_tid_t (*last_writer)(void *self, uint64_t addr);
 
     /* Adds what the detector's critical-section histories hold to
      * *stats.  May be NULL (none kept). */

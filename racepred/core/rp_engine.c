@@ -444,6 +444,14 @@ void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid)
             eng->detectors[i].ops->thread_end(eng->detectors[i].self, tid);
 }
 
+rp_tid_t rp_engine_last_writer(const rp_engine *eng, uint64_t addr)
+{
+    for (unsigned i = 0; i < eng->n_detectors; i++)
+        if (eng->detectors[i].ops->last_writer != NULL)
+            return eng->detectors[i].ops->last_writer(eng->detectors[i].self, addr);
+    return RP_NO_WRITER;
+}
+
 void rp_engine_kept(const rp_engine *eng, rp_history_stats *stats)
 {
     rp_memset(stats, 0, sizeof *stats);

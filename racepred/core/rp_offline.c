@@ -409,3 +409,13 @@ void offline_report(const rp_detector_env *env, const char *name, const rp_event
     rp_free(order);
     rp_free(observed);
 }
+
+rp_tid_t offline_log_last_writer(const rp_offline_log *log, uint64_t addr)
+{
+    for (uint32_t i = log->n; i-- > 0;) {
+        const rp_event *e = &log->ev[i];
+        if ((e->kind == RP_EV_WRITE || e->kind == RP_EV_FORGET) && addr - e->obj < e->size)
+            return e->kind == RP_EV_WRITE ? e->tid : RP_NO_WRITER;
+    }
+    return RP_NO_WRITER;
+}

@@ -71,6 +71,10 @@ void offline_log_append(rp_offline_log *log, const rp_event *e);
  * "NAME: ... N candidate pairs unchecked ...". */
 void offline_log_finish(rp_offline_log *log, const char *name);
 void offline_log_free(rp_offline_log *log);
+
+/* The thread of the latest write of the byte at addr still in the log's
+ * memory, or RP_NO_WRITER (none, or forgotten since). */
+rp_tid_t offline_log_last_writer(const rp_offline_log *log, uint64_t addr);
 /* Candidate pairs no segment held, summed over every log this process
  * finished (the summary lines' counts). */
 uint64_t offline_unchecked_total(void);

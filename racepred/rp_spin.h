@@ -1,0 +1,60 @@
+/* rp_spin.h — loads that a spin loop polls.
+ *
+ * Threads wait for each other with flags:
+ *     while (!atomic_load_explicit(&ready, memory_order_acquire))
+ *         ;
+ * On x86 an acquire (or relaxed) load is a plain mov and a release store
+ * a plain mov too, so such a flag looks like a plain variable written by
+ * one thread and read by another: a race on the flag, and a race on every
+ * datum it publishes (what Helgrind and DRD report).  rp_atomics.h makes a
+ * variable synchronisation once an atomic read-modify-write used it; a
+ * flag only ever loaded and stored never gets there.  The loop itself
+ * says what the variable is: a loop that stores nothing and whose way out
+ * depends on a load from an address the loop does not change can only
+ * end when another thread writes that address.  Such a load is a *spin
+ * read*, and its address becomes a synchronisation variable (seeded with
+ * the write it reads, rp_instrument.c).  This is Helgrind+'s and Intel
+ * Inspector's spin-loop rule (Jannesari and Tichy, "Identifying ad-hoc
+ * synchronization for enhanced race detection", IPDPS 2010).
+ *
+ * What is recognised, in one superblock's IR:
+ *   - a loop: a branch (an exit or the block's last jump) back to an
+ *     instruction at or before it in the same block, the loop being the
+ *     instructions from there to the branch; or a block that ends at a
+ *     `pause` (jump kind Ijk_Yield), the spin-wait hint, the whole block
+ *     being the loop;
+ *   - that stores nothing: no store, no guarded store, no atomic, no
+ *     helper that writes memory (a loop that stores could be waiting for
+ *     itself);
+ *   - a load in it whose address depends only on constants and on guest
+ *     registers the loop does not write (the same address every time
+ *     round: -O2 code reloads such an address only when it is volatile or
+ *     atomic), and whose value decides a branch of the loop (followed
+ *     through temporaries and registers).
+ * A loop that starts in the middle of its block (VEX decoded the code
+ * before it into the same block) is judged as the block that starts at
+ * the loop will be, which runs it from the second time round: a
+ * temporary computed before the loop stands for the registers that hold
+ * it where the loop starts (those the code before it wrote it to, or the
+ * register it was read from); it is the same every time round when the
+ * loop writes none of them.  A temporary held in no register is followed
+ * back through its expression, and a constant the code before the loop
+ * put in a register the loop writes is no constant of the loop.  (The block cannot simply be cut before
+ * the loop: VEX has already removed register writes that later writes in
+ * the block made dead.)
+ *
+ * Not recognised: loops that call a function (`while (!flag) usleep(1)`,
+ * sched_yield, a futex wait: each call ends the block), loops longer than
+ * a superblock, and loops that store.  See docs/manual.md, "Spin loops".
+ */
+#ifndef RP_SPIN_H
+#define RP_SPIN_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+
+/* Sets spin[i] for each statement i of sb (a WrTmp of a Load) that is a
+ * spin read, False elsewhere; spin has sb->stmts_used entries. */
+void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin);
+
+#endif

@@ -1,0 +1,122 @@
+/* Flags published with atomic release stores and polled with atomic
+ * acquire loads: plain movs on x86, never a read-modify-write, so only
+ * the polling loop shows that the flag synchronises (rp_spin.h).
+ * Race-free; each case reads data another thread wrote before setting
+ * the flag:
+ *   set_before_poll  the flag is set before the waiter's first poll (the
+ *                    writer's plain store becomes a send when the loop
+ *                    makes the flag a synchronisation variable);
+ *   poll_before_set  the waiter spins before the flag is set, in code
+ *                    compiled with -O2 (a three-instruction loop);
+ *   pause_loop       a loop with the pause hint, -O2;
+ *   stack_flag       the waiter's flag is its own local variable, which
+ *                    the other thread sets through a pointer.
+ * The test programs are built -O0; the -O2 loops ask for it themselves. */
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static int data[4];
+static int ready1, ready2, ready3;
+
+static void publish(int *flag, int base)
+{
+    int i;
+
+    for (i = 0; i < 4; i++)
+        data[i] = base + i;
+    __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+}
+
+static int sum_data(void)
+{
+    return data[0] + data[1] + data[2] + data[3];
+}
+
+static void *set_ready1(void *arg)
+{
+    publish(&ready1, 10);
+    return arg;
+}
+
+static int set_before_poll(void)
+{
+    pthread_t t;
+    int sum;
+
+    pthread_create(&t, NULL, set_ready1, NULL);
+    usleep(200 * 1000);
+    while (!__atomic_load_n(&ready1, __ATOMIC_ACQUIRE))
+        ;
+    sum = sum_data();
+    pthread_join(t, NULL);
+    return sum;
+}
+
+__attribute__((optimize("O2"), noinline)) static void wait_ready2(void)
+{
+    while (!__atomic_load_n(&ready2, __ATOMIC_ACQUIRE))
+        ;
+}
+
+__attribute__((optimize("O2"), noinline)) static void wait_ready3(void)
+{
+    while (!__atomic_load_n(&ready3, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+}
+
+static void *sum_after_ready2(void *arg)
+{
+    wait_ready2();
+    *(int *)arg = sum_data();
+    return NULL;
+}
+
+static void *sum_after_ready3(void *arg)
+{
+    wait_ready3();
+    *(int *)arg = sum_data();
+    return NULL;
+}
+
+/* The waiter runs first and spins; main publishes after a while. */
+static int poll_before_set(void *(*waiter)(void *), int *flag, int base)
+{
+    pthread_t t;
+    int sum = 0;
+
+    pthread_create(&t, NULL, waiter, &sum);
+    usleep(200 * 1000);
+    publish(flag, base);
+    pthread_join(t, NULL);
+    return sum;
+}
+
+static void *set_through_pointer(void *arg)
+{
+    usleep(100 * 1000);
+    publish(arg, 40);
+    return NULL;
+}
+
+static int stack_flag(void)
+{
+    pthread_t t;
+    int mine = 0, sum;
+
+    pthread_create(&t, NULL, set_through_pointer, &mine);
+    while (!__atomic_load_n(&mine, __ATOMIC_ACQUIRE))
+        ;
+    sum = sum_data();
+    pthread_join(t, NULL);
+    return sum;
+}
+
+int main(void)
+{
+    printf("set_before_poll %d\n", set_before_poll());
+    printf("poll_before_set %d\n", poll_before_set(sum_after_ready2, &ready2, 20));
+    printf("pause_loop %d\n", poll_before_set(sum_after_ready3, &ready3, 30));
+    printf("stack_flag %d\n", stack_flag());
+    return 0;
+}
