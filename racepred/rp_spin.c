@@ -607,8 +607,8 @@ static Int loop_head(const IRSB *sb, Int start, Int at, Addr target)
 {
     Int head = imark_index(sb, start, at, target);
 
-    if (head < 0 && pause_at(target))
-        head = imark_index(sb, start, at, target + 2);
+    if (head < 0 && (head = imark_index(sb, start, at, target + 2)) >= 0 && !pause_at(target))
+        head = -1;
     return head;
 }
 
