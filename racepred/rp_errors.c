@@ -19,6 +19,7 @@
 #include "rp_locks.h"
 #include "rp_sarif.h"
 #include "rp_site.h"
+#include "rp_syscalls.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 #include "rp_wreport.h"
@@ -420,6 +421,21 @@ static void race_before_pp(const Error *err)
 
 #define RP_NOT_RECORDED "(location not recorded: --history-level=none)"
 
+/* What the racy address is: a descriptor (rp_syscalls.h), else what
+ * race_update_extra found. */
+static void pp_location(const Error *err, const rp_race_extra *x)
+{
+    Addr a = VG_(get_error_address)(err);
+    UWord fd;
+
+    if (!rp_syscalls_fd_of(a, &fd))
+        VG_(pp_addrinfo)(a, &x->addr_info);
+    else if (VG_(clo_xml))
+        VG_(printf_xml)("  <auxwhat>Address %#lx is file descriptor %lu</auxwhat>\n", a, fd);
+    else
+        VG_(umsg)(" Address %#lx is file descriptor %lu\n", a, fd);
+}
+
 static void pp_race_xml(const Error *err, const rp_race_extra *x)
 {
     HChar held[512];
@@ -453,7 +469,7 @@ static void pp_race_xml(const Error *err, const rp_race_extra *x)
     locks_held(held, sizeof held, x->prev_locks);
     VG_(printf_xml)("  <auxwhat>%s</auxwhat>\n", held);
     announce_locks(x);
-    VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
+    pp_location(err, x);
     if (x->has_witness && VG_(clo_xml))
         rp_wreport_xml(&x->witness);
     else if (x->has_witness)
@@ -484,7 +500,7 @@ static void pp_race_text(const Error *err, const rp_race_extra *x)
         VG_(pp_ExeContext)(x->prev_where);
     else
         VG_(umsg)("   " RP_NOT_RECORDED "\n");
-    VG_(pp_addrinfo)(VG_(get_error_address)(err), &x->addr_info);
+    pp_location(err, x);
     if (x->has_witness && VG_(clo_xml))
         rp_wreport_xml(&x->witness);
     else if (x->has_witness)

@@ -8,6 +8,7 @@
 #include "pub_tool_vkiscnums.h"
 
 #include "rp_filter.h"
+#include "rp_instrument.h"
 #include "rp_libc.h"
 #include "rp_reserve.h"
 #include "rp_syscalls.h"
@@ -25,8 +26,8 @@
 
 Bool rp_syscalls_fd_sync = True;
 
-/* Descriptors past this one order nothing. */
-#define MAX_TRACKED_FD (1u << 20)
+/* Descriptors past this one order nothing and are no locations. */
+#define MAX_TRACKED_FD RP_FD_MAX
 
 /* What a descriptor's object is; 0: none. */
 static ULong *fd_keys;
@@ -122,6 +123,48 @@ static void emit_access(ThreadId tid, rp_call *c, rp_event_kind kind, Addr a, Si
         rp_libc_emit(tid, kind, a, size, c->caller);
 }
 
+/* The descriptor's location (rp_syscalls.h), in a call of the program's. */
+static void fd_location(ThreadId tid, rp_call *c, rp_event_kind kind, UWord fd)
+{
+    Addr loc = rp_syscalls_fd_address(fd);
+
+    if (fd >= MAX_TRACKED_FD || rp_instrument_floor || program_caller(tid, c) == 0)
+        return;
+    if (kind == RP_EV_FORGET)
+        rp_tool_emit(RP_EV_FORGET, rp_threads_of_vg(tid), loc, 8, 0);
+    else
+        rp_libc_emit(tid, kind, loc, 8, c->caller);
+}
+
+/* A descriptor a call made: fresh, then written by its maker. */
+static void fd_made(ThreadId tid, rp_call *c, UWord fd)
+{
+    fd_location(tid, c, RP_EV_FORGET, fd);
+    fd_location(tid, c, RP_EV_WRITE, fd);
+}
+
+/* Calls whose first argument is a descriptor they use (read) and do not
+ * close. */
+static Bool uses_fd(UInt sysno)
+{
+    switch (sysno) {
+    case __NR_read: case __NR_pread64: case __NR_readv: case __NR_preadv:
+    case __NR_preadv2: case __NR_recvfrom: case __NR_recvmsg: case __NR_recvmmsg:
+    case __NR_write: case __NR_pwrite64: case __NR_writev: case __NR_pwritev:
+    case __NR_pwritev2: case __NR_sendto: case __NR_sendmsg: case __NR_sendmmsg:
+    case __NR_accept: case __NR_accept4: case __NR_connect: case __NR_bind:
+    case __NR_listen: case __NR_shutdown: case __NR_getsockopt: case __NR_setsockopt:
+    case __NR_getsockname: case __NR_getpeername: case __NR_epoll_ctl:
+    case __NR_epoll_wait: case __NR_epoll_pwait: case __NR_lseek: case __NR_fstat:
+    case __NR_fsync: case __NR_fdatasync: case __NR_ftruncate: case __NR_ioctl:
+    case __NR_fcntl: case __NR_getdents64: case __NR_sendfile: case __NR_dup:
+    case __NR_dup2: case __NR_dup3:
+        return True;
+    default:
+        return False;
+    }
+}
+
 static Bool writes_fd(UInt sysno)
 {
     switch (sysno) {
@@ -158,6 +201,12 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args)
     if (!rp_threads_is_live(tid))
         return;
     rp_threads_make_current(tid);
+    if (uses_fd(sysno))
+        fd_location(tid, c, RP_EV_READ, args[0]);
+    else if (sysno == __NR_close)
+        fd_location(tid, c, RP_EV_WRITE, args[0]);
+    if (sysno == __NR_dup2 || sysno == __NR_dup3)
+        fd_location(tid, c, RP_EV_READ, args[1]);
     if (writes_fd(sysno))
         fd_sync(tid, c, RP_EV_SYNC_SEND, args[0]);
     else if (sysno == __NR_rt_sigaction && args[1] != 0 && args[0] < 1024)
@@ -205,6 +254,40 @@ static void note_descriptors(UInt sysno, UWord *args, UWord res)
     }
 }
 
+/* The locations of descriptors a successful call made or closed. */
+static void locate_descriptors(ThreadId tid, rp_call *c, UInt sysno, UWord *args, UWord res)
+{
+    switch (sysno) {
+    case __NR_pipe: case __NR_pipe2: case __NR_socketpair: {
+        const Int *pair = (const Int *)(sysno == __NR_socketpair ? args[3] : args[0]);
+
+        fd_made(tid, c, (UWord)pair[0]);
+        fd_made(tid, c, (UWord)pair[1]);
+        break;
+    }
+    case __NR_eventfd: case __NR_eventfd2: case __NR_epoll_create: case __NR_epoll_create1:
+    case __NR_socket: case __NR_accept: case __NR_accept4: case __NR_open: case __NR_openat:
+    case __NR_creat: case __NR_dup:
+        fd_made(tid, c, res);
+        break;
+    case __NR_fcntl:
+        if (args[1] == VKI_F_DUPFD || args[1] == VKI_F_DUPFD_CLOEXEC)
+            fd_made(tid, c, res);
+        break;
+    case __NR_dup2: case __NR_dup3:
+        /* ThreadSanitizer's choice: the new number is read, not written
+         * (daemons dup /dev/null over stdin while other threads run). */
+        fd_location(tid, c, RP_EV_FORGET, args[1]);
+        fd_location(tid, c, RP_EV_READ, args[1]);
+        break;
+    case __NR_close:
+        fd_location(tid, c, RP_EV_FORGET, args[0]);
+        break;
+    default:
+        break;
+    }
+}
+
 static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args, SysRes res)
 {
     rp_call *c = call_of(tid);
@@ -218,6 +301,8 @@ static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args, Sys
     if (!rp_threads_is_live(tid))
         return;
     rp_threads_make_current(tid);
+    if (!sr_isError(res))
+        locate_descriptors(tid, c, sysno, args, sr_Res(res));
     if (!sr_isError(res) && reads_fd(sysno))
         fd_sync(tid, c, RP_EV_SYNC_RECV, args[0]);
     for (i = 0; i < c->n_held; i++)

@@ -26,6 +26,14 @@
  * the signal to a thread a receive: the handler sees what was done before
  * it was installed.
  *
+ * Descriptors as memory.  As in ThreadSanitizer, a descriptor is also a
+ * location of 8 bytes (rp_syscalls_fd_address): every call that uses it
+ * reads it, close writes it (then forgets it: the number may come back),
+ * a call that makes it forgets and writes it, dup2 and dup3 read both.
+ * So a close racing with another thread's write on the descriptor, or a
+ * use of a number another thread has just opened anew, is a race, named
+ * "file descriptor N" in the report.
+ *
  * Only calls the program makes: a system call libc makes on its own
  * behalf (fwrite flushing its buffer, fread filling it, a lock's futex)
  * is as invisible as the rest of the ignored code (rp_filter.h), since
@@ -40,6 +48,25 @@
 
 /* --fd-sync: whether descriptors are synchronisation (default yes). */
 extern Bool rp_syscalls_fd_sync;
+
+/* The location that stands for descriptor fd: above every user and
+ * synchronisation address. */
+#define RP_FD_LOCATIONS 0xFFFF900000000000ULL
+#define RP_FD_MAX (1u << 20)
+
+static inline Addr rp_syscalls_fd_address(UWord fd)
+{
+    return (Addr)(RP_FD_LOCATIONS + 8 * (ULong)fd);
+}
+
+/* Whether addr is a descriptor's location; *fd: which. */
+static inline Bool rp_syscalls_fd_of(Addr addr, UWord *fd)
+{
+    if (addr < RP_FD_LOCATIONS || addr - RP_FD_LOCATIONS >= 8ULL * RP_FD_MAX)
+        return False;
+    *fd = (UWord)((addr - RP_FD_LOCATIONS) / 8);
+    return True;
+}
 
 /* Registers the system-call hooks; call from pre_clo_init. */
 void rp_syscalls_init(void);
