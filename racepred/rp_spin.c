@@ -4,6 +4,7 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
+#include "libvex_guest_amd64.h"
 
 #include "rp_spin.h"
 
@@ -43,10 +44,6 @@ typedef struct loop {
     frame_slot tainted_slot[MAX_FRAME_STORES];  /* slots that carry the load's value */
     Int n_tainted_slots;
     UChar written[STATE_BYTES];     /* guest-state bytes the loop writes */
-    UChar put_before[STATE_BYTES];  /* and the code before it */
-    IRTemp held[STATE_BYTES];       /* the temporary a byte holds where the
-                                     * loop starts, IRTemp_INVALID if none */
-    const IRConst *held_const[STATE_BYTES];  /* or the constant, or NULL */
     const IRExpr **def;             /* temporary -> its expression */
     Int *def_at;                    /* temporary -> its statement, -1 */
     UChar *tainted_tmp;             /* temporaries that carry the load's value */
@@ -120,29 +117,15 @@ static Bool put_range(const IRTypeEnv *tyenv, const IRStmt *st, Int *offset, Int
     return False;
 }
 
-/* Notes a register write of the code before the loop (held: the
- * temporary put there, if any) or of the loop. */
-static void note_put(loop *l, const IRStmt *st, Bool before)
+/* Notes a register write of the loop. */
+static void note_put(loop *l, const IRStmt *st)
 {
     Int offset, size, b;
-    IRTemp t = IRTemp_INVALID;
-    const IRConst *c = NULL;
 
     if (!put_range(l->sb->tyenv, st, &offset, &size))
         return;
-    if (st->tag == Ist_Put && st->Ist.Put.data->tag == Iex_RdTmp)
-        t = st->Ist.Put.data->Iex.RdTmp.tmp;
-    if (st->tag == Ist_Put && st->Ist.Put.data->tag == Iex_Const)
-        c = st->Ist.Put.data->Iex.Const.con;
-    for (b = offset < 0 ? 0 : offset; b < offset + size && b < STATE_BYTES; b++) {
-        if (before) {
-            l->put_before[b] = 1;
-            l->held[b] = t;
-            l->held_const[b] = c;
-        } else {
-            l->written[b] = 1;
-        }
-    }
+    for (b = offset < 0 ? 0 : offset; b < offset + size && b < STATE_BYTES; b++)
+        l->written[b] = 1;
 }
 
 static Bool const_value(const IRExpr *e, Long *value)
@@ -228,16 +211,15 @@ static Bool note_frame_store(loop *l, const IRStmt *st, Int at)
  * False if the loop stores. */
 static Bool scan_loop(loop *l)
 {
-    Int i, b;
+    Int i;
 
-    for (b = 0; b < STATE_BYTES; b++)
-        l->held[b] = IRTemp_INVALID;
     for (i = l->start; i <= l->last; i++) {
         const IRStmt *st = l->sb->stmts[i];
 
         if (i >= l->head && stores(st) && !note_frame_store(l, st, i))
             return False;
-        note_put(l, st, i < l->head);
+        if (i >= l->head)
+            note_put(l, st);
         if (st->tag == Ist_WrTmp) {
             l->def[st->Ist.WrTmp.tmp] = st->Ist.WrTmp.data;
             l->def_at[st->Ist.WrTmp.tmp] = i;
@@ -286,7 +268,7 @@ static Bool reads(const IRExpr *e, const UChar *tmps, const UChar *regs, Bool lo
     }
 }
 
-static Bool invariant(const loop *l, const IRExpr *e, Int depth, Bool before);
+static Bool invariant(const loop *l, const IRExpr *e, Int depth);
 
 
 /* Whether a load at statement `at` from `addr` gives the same value
@@ -297,80 +279,29 @@ static Bool frame_load_invariant(const loop *l, const IRExpr *addr, Int at, Int 
     frame_slot slot;
     const frame_store *f;
 
-    if (!frame_slot_of(l, addr, &slot, 0) || !invariant(l, addr, depth + 1, at < l->head))
+    if (!frame_slot_of(l, addr, &slot, 0) || !invariant(l, addr, depth + 1))
         return False;
     if (at >= l->head && (f = store_before(l, slot, at)) != NULL)
-        return invariant(l, f->data, depth + 1, False);
+        return invariant(l, f->data, depth + 1);
     return store_before(l, slot, ANYWHERE) == NULL;
 }
 
-/* Whether the loop writes a register with a value computed from t (not
- * merely loaded through it), a temporary of the code before it: t is then the register's value the
- * first time round (VEX removed the write of t itself, dead once the loop
- * writes the register before any exit). */
-static Bool carried_by_loop(const loop *l, IRTemp t)
-{
-    UChar *from_t = VG_(calloc)("rp.spin.carried", l->sb->tyenv->types_used + 1, 1);
-    Bool carried = False;
-    Int i;
-
-    from_t[t] = 1;
-    for (i = l->head; i <= l->last && !carried; i++) {
-        const IRStmt *st = l->sb->stmts[i];
-
-        if (st->tag == Ist_WrTmp && reads(st->Ist.WrTmp.data, from_t, NULL, False))
-            from_t[st->Ist.WrTmp.tmp] = 1;
-        else if (st->tag == Ist_Put && reads(st->Ist.Put.data, from_t, NULL, False))
-            carried = True;
-    }
-    VG_(free)(from_t);
-    return carried;
-}
-
-/* Whether temporary t is the same every time round: computed in the loop
- * from what is; or computed before it and held where the loop starts in
- * registers the loop does not write; or held nowhere but computed from
- * what is. */
+/* Whether temporary t is the same every time round: computed in the
+ * loop from what is, or computed before the loop (the loop's first time
+ * round in a block that starts before it: judge_loop checks the registers
+ * of such a loop's addresses). */
 static Bool tmp_invariant(const loop *l, IRTemp t, Int depth)
 {
-    Bool held = False;
-    Int b;
-
     if (l->def[t] == NULL)
         return False;
     if (l->def[t]->tag == Iex_Load)
         return frame_load_invariant(l, l->def[t]->Iex.Load.addr, l->def_at[t], depth);
-    if (l->def_at[t] >= l->head)
-        return invariant(l, l->def[t], depth + 1, False);
-    if (carried_by_loop(l, t))
-        return False;
-    for (b = 0; b < STATE_BYTES; b++)
-        if (l->held[b] == t) {
-            if (l->written[b])
-                return False;
-            held = True;
-        }
-    return held || invariant(l, l->def[t], depth + 1, True);
-}
-
-/* Whether constant c is what the code before the loop put in a register
- * the loop writes: VEX then passed the constant itself into the loop's
- * first time round (a `lea` of an array before a loop that walks it). */
-static Bool const_held_by_written(const loop *l, const IRConst *c)
-{
-    Int b;
-
-    for (b = 0; b < STATE_BYTES; b++)
-        if (l->held_const[b] != NULL && l->written[b] && eqIRConst(l->held_const[b], c))
-            return True;
-    return False;
+    return l->def_at[t] < l->head || invariant(l, l->def[t], depth + 1);
 }
 
 /* Whether e has the same value every time round the loop: constants and
- * registers the loop does not write, combined by pure operations.  An
- * expression of the code before the loop (`before`) may read only
- * registers that code does not write either. */
-static Bool invariant(const loop *l, const IRExpr *e, Int depth, Bool before)
+ * registers the loop does not write, combined by pure operations. */
+static Bool invariant(const loop *l, const IRExpr *e, Int depth)
 {
     Int i;
 
@@ -378,31 +309,27 @@ static Bool invariant(const loop *l, const IRExpr *e, Int depth, Bool before)
         return False;
     switch (e->tag) {
     case Iex_Const:
-        return !const_held_by_written(l, e->Iex.Const.con);
+        return True;
     case Iex_RdTmp:
         return tmp_invariant(l, e->Iex.RdTmp.tmp, depth);
-    case Iex_Get: {
-        Int size = sizeofIRType(e->Iex.Get.ty);
-
-        return !any_byte(l->written, e->Iex.Get.offset, size)
-               && !(before && any_byte(l->put_before, e->Iex.Get.offset, size));
-    }
+    case Iex_Get:
+        return !any_byte(l->written, e->Iex.Get.offset, sizeofIRType(e->Iex.Get.ty));
     case Iex_Unop:
-        return invariant(l, e->Iex.Unop.arg, depth + 1, before);
+        return invariant(l, e->Iex.Unop.arg, depth + 1);
     case Iex_Binop:
-        return invariant(l, e->Iex.Binop.arg1, depth + 1, before)
-               && invariant(l, e->Iex.Binop.arg2, depth + 1, before);
+        return invariant(l, e->Iex.Binop.arg1, depth + 1)
+               && invariant(l, e->Iex.Binop.arg2, depth + 1);
     case Iex_Triop:
-        return invariant(l, e->Iex.Triop.details->arg1, depth + 1, before)
-               && invariant(l, e->Iex.Triop.details->arg2, depth + 1, before)
-               && invariant(l, e->Iex.Triop.details->arg3, depth + 1, before);
+        return invariant(l, e->Iex.Triop.details->arg1, depth + 1)
+               && invariant(l, e->Iex.Triop.details->arg2, depth + 1)
+               && invariant(l, e->Iex.Triop.details->arg3, depth + 1);
     case Iex_ITE:
-        return invariant(l, e->Iex.ITE.cond, depth + 1, before)
-               && invariant(l, e->Iex.ITE.iftrue, depth + 1, before)
-               && invariant(l, e->Iex.ITE.iffalse, depth + 1, before);
+        return invariant(l, e->Iex.ITE.cond, depth + 1)
+               && invariant(l, e->Iex.ITE.iftrue, depth + 1)
+               && invariant(l, e->Iex.ITE.iffalse, depth + 1);
     case Iex_CCall:
         for (i = 0; e->Iex.CCall.args[i] != NULL; i++)
-            if (!invariant(l, e->Iex.CCall.args[i], depth + 1, before))
+            if (!invariant(l, e->Iex.CCall.args[i], depth + 1))
                 return False;
         return True;
     default:
@@ -490,40 +417,21 @@ static Bool stored_slot(const loop *l, const IRExpr *addr)
     return frame_slot_of(l, addr, &slot, 0) && store_before(l, slot, ANYWHERE) != NULL;
 }
 
-/* Whether e is a constant once VEX has folded it: in a loop that starts
- * in the middle of its block, the constant may be a register's value the
- * code before the loop set (a pointer the loop then moves). */
-static Bool folded_constant(const loop *l, const IRExpr *e, Int depth)
-{
-    if (depth > MAX_DEPTH)
-        return False;
-    switch (e->tag) {
-    case Iex_Const:
-        return True;
-    case Iex_RdTmp:
-        return l->def[e->Iex.RdTmp.tmp] != NULL
-               && folded_constant(l, l->def[e->Iex.RdTmp.tmp], depth + 1);
-    case Iex_Unop:
-        return folded_constant(l, e->Iex.Unop.arg, depth + 1);
-    case Iex_Binop:
-        return folded_constant(l, e->Iex.Binop.arg1, depth + 1)
-               && folded_constant(l, e->Iex.Binop.arg2, depth + 1);
-    default:
-        return False;
-    }
-}
 
-/* Whether the amd64 instruction at `insn` addresses memory at a fixed
- * address written in it: RIP-relative (ModRM mod 00, r/m 101), absolute
- * (a SIB byte with neither base nor index), or a moffs move.  Such an
- * address is a global variable's whatever the registers hold.  False
- * when unsure (VEX-encoded instructions are not decoded). */
-static Bool fixed_address_operand(Addr insn)
+/* The guest-state offset of amd64 register n (RAX 0 .. R15 15). */
+#define GPR_OFFSET(n) ((Int)offsetof(VexGuestAMD64State, guest_RAX) + 8 * (n))
+
+/* The registers the memory operand of the amd64 instruction at `insn`
+ * computes its address from, as guest-state offsets, -1 for none (both
+ * -1: a RIP-relative or absolute address).  False when not decoded
+ * (VEX-encoded or string instructions, no memory operand). */
+static Bool address_registers(Addr insn, Int *base, Int *index)
 {
     const UChar *p = (const UChar *)insn;
     UChar rex = 0, modrm, sib;
     Int i = 0;
 
+    *base = *index = -1;
     if (!VG_(am_is_valid_for_client)(insn, 16, VKI_PROT_EXEC))
         return False;
     while (i < 4 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xF0 || p[i] == 0xF2
@@ -533,22 +441,121 @@ static Bool fixed_address_operand(Addr insn)
     if ((p[i] & 0xF0) == 0x40)
         rex = p[i++];
     if (p[i] >= 0xA0 && p[i] <= 0xA3)
-        return True;
-    /* String instructions (no ModRM: rsi/rdi) and VEX/EVEX/XOP encodings. */
+        return True;   /* mov with a 64-bit absolute address */
     if ((p[i] >= 0xA4 && p[i] <= 0xAF) || p[i] == 0xD7 || p[i] == 0xC4 || p[i] == 0xC5
         || p[i] == 0x62 || p[i] == 0x8F)
         return False;
-    if (p[i] == 0x0F && (p[i + 1] == 0x38 || p[i + 1] == 0x3A))
-        i += 2;
-    else if (p[i] == 0x0F)
-        i++;
+    if (p[i] == 0x0F)
+        i += p[i + 1] == 0x38 || p[i + 1] == 0x3A ? 2 : 1;
     modrm = p[i + 1];
-    if ((modrm >> 6) != 0)
+    if ((modrm >> 6) == 3)
         return False;
-    if ((modrm & 7) == 5)
+    if ((modrm >> 6) == 0 && (modrm & 7) == 5)
+        return True;   /* RIP-relative */
+    if ((modrm & 7) != 4) {
+        *base = GPR_OFFSET((modrm & 7) | (rex & 1) << 3);
         return True;
+    }
     sib = p[i + 2];
-    return (modrm & 7) == 4 && (sib & 7) == 5 && ((sib >> 3) & 7) == 4 && !(rex & 2);
+    if (!((modrm >> 6) == 0 && (sib & 7) == 5))
+        *base = GPR_OFFSET((sib & 7) | (rex & 1) << 3);
+    if ((((sib >> 3) & 7) | (rex & 2) << 2) != 4)
+        *index = GPR_OFFSET(((sib >> 3) & 7) | (rex & 2) << 2);
+    return True;
+}
+
+
+
+
+
+/* The constant the amd64 instruction at `insn` puts in a register, if
+ * it makes one of its own: mov $imm or lea of a RIP-relative address. */
+static Bool instruction_constant(Addr insn, ULong *value)
+{
+    const UChar *p = (const UChar *)insn;
+    UChar rex = 0;
+    Int i = 0, imm;
+
+    if (!VG_(am_is_valid_for_client)(insn, 16, VKI_PROT_EXEC))
+        return False;
+    if ((p[i] & 0xF0) == 0x40)
+        rex = p[i++];
+    if (p[i] >= 0xB8 && p[i] <= 0xBF && (rex & 8)) {
+        VG_(memcpy)(value, &p[i + 1], 8);
+        return True;
+    }
+    VG_(memcpy)(&imm, &p[i + (p[i] >= 0xB8 && p[i] <= 0xBF ? 1 : 2)], 4);
+    if (p[i] >= 0xB8 && p[i] <= 0xBF)
+        *value = (UInt)imm;
+    else if (p[i] == 0xC7 && (p[i + 1] >> 6) == 3)
+        *value = (ULong)(Long)imm;
+    else if (p[i] == 0x8D && (p[i + 1] & 0xC7) == 0x05)
+        *value = insn + i + 6 + (Long)imm;
+    else
+        return False;
+    return True;
+}
+
+/* Whether some instruction of the loop makes constant c itself. */
+static Bool loop_makes(const loop *l, const IRConst *c)
+{
+    ULong value, made;
+    Int i;
+
+    if (c->tag != Ico_U64 && c->tag != Ico_U32)
+        return False;
+    value = c->tag == Ico_U64 ? c->Ico.U64 : c->Ico.U32;
+    for (i = l->head; i <= l->last; i++)
+        if (l->sb->stmts[i]->tag == Ist_IMark
+            && instruction_constant((Addr)l->sb->stmts[i]->Ist.IMark.addr, &made) && made == value)
+            return True;
+    return False;
+}
+
+/* Whether address e of the loop's first time round is what the loop
+ * computes every time round, when VEX may have folded registers' values
+ * from before the loop into it: e is read from a frame slot (unoptimised
+ * code keeps its pointers there; memory is never folded) that the loop
+ * does not store, or stores before with a constant it makes itself or
+ * with another such value. */
+static Bool frame_chain_trusted(const loop *l, const IRExpr *e, Int depth)
+{
+    frame_slot slot;
+    const frame_store *f;
+    Int at;
+
+    if (depth > MAX_DEPTH)
+        return False;
+    while (e->tag == Iex_Unop)
+        e = e->Iex.Unop.arg;
+    if (e->tag != Iex_RdTmp || l->def[e->Iex.RdTmp.tmp] == NULL)
+        return False;
+    at = l->def_at[e->Iex.RdTmp.tmp];
+    e = l->def[e->Iex.RdTmp.tmp];
+    if (e->tag != Iex_Load || !frame_slot_of(l, e->Iex.Load.addr, &slot, 0))
+        return False;
+    f = store_before(l, slot, at);
+    if (f == NULL)
+        return store_before(l, slot, ANYWHERE) == NULL;
+    if (f->data->tag == Iex_Const)
+        return loop_makes(l, f->data->Iex.Const.con);
+    return frame_chain_trusted(l, f->data, depth + 1);
+}
+
+/* For a loop that starts in the middle of its block, whose first time
+ * round VEX compiled together with the code before it, so that values
+ * registers had before the loop may be folded into constants: whether
+ * the load at `addr`, of instruction `insn`, reads what the loop's own
+ * block would.  Its address registers (decoded from the instruction) are
+ * not written by the loop, or the address is a frame_chain_trusted one. */
+static Bool first_round_trusted(const loop *l, Addr insn, const IRExpr *addr)
+{
+    Int base, index;
+
+    if (!address_registers(insn, &base, &index))
+        return False;
+    return ((base < 0 || !l->written[base]) && (index < 0 || !l->written[index]))
+           || frame_chain_trusted(l, addr, 0);
 }
 
 /* Marks the spin reads of the loop [head, last], the code before it in
@@ -576,10 +583,9 @@ static void judge_loop(const IRSB *sb, const VexGuestLayout *layout, Int start, 
             if (st->tag == Ist_IMark)
                 insn = (Addr)st->Ist.IMark.addr;
             if (st->tag == Ist_WrTmp && st->Ist.WrTmp.data->tag == Iex_Load
-                && invariant(l, st->Ist.WrTmp.data->Iex.Load.addr, 0, False)
+                && invariant(l, st->Ist.WrTmp.data->Iex.Load.addr, 0)
                 && !stored_slot(l, st->Ist.WrTmp.data->Iex.Load.addr)
-                && !(head > start && folded_constant(l, st->Ist.WrTmp.data->Iex.Load.addr, 0)
-                     && !fixed_address_operand(insn))
+                && (head == start || first_round_trusted(l, insn, st->Ist.WrTmp.data->Iex.Load.addr))
                 && decides_branch(l, st->Ist.WrTmp.tmp, i))
                 spin[i] = True;
         }
