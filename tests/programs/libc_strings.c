@@ -1,4 +1,4 @@
-/* Race-free: four threads format, copy, compare and search strings in
+/* Race-free: four threads format, copy, compare, sort and search in
  * buffers of their own and in a shared table guarded by a mutex, all
  * through libc (built with -fno-builtin, so every call reaches libc and
  * the preload's wrappers); stdio's own buffer (a stream on /dev/null) is
@@ -15,10 +15,16 @@ static char table[THREADS][32];
 static size_t total;
 static FILE *sink;
 
+static int by_value(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
 static void *worker(void *arg)
 {
     long id = (long)arg;
     char mine[32], back[32];
+    int local[4] = { 3, 1, 2, 0 };
 
     snprintf(mine, sizeof mine, "worker-%ld", id);
     memset(back, 0, sizeof back);
@@ -26,9 +32,11 @@ static void *worker(void *arg)
     pthread_mutex_lock(&table_lock);
     strcpy(table[id], back);
     strcat(table[id], "!");
+    sprintf(table[id] + strlen(table[id]), "%ld", id);
     total += strlen(table[id]);
     pthread_mutex_unlock(&table_lock);
-    if (strcmp(mine, back) != 0 || strchr(back, '-') == NULL || memcmp(mine, back, 6) != 0)
+    qsort(local, 4, sizeof local[0], by_value);
+    if (local[0] != 0 || strcmp(mine, back) != 0 || strchr(back, '-') == NULL || memcmp(mine, back, 6) != 0)
         abort();
     fputs(back, sink);
     fputc('\n', sink);

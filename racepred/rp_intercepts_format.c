@@ -1,0 +1,196 @@
+/* rp_intercepts_format.c — libc functions that write the program's
+ * buffers with code racepred does not instrument, beyond the memory and
+ * string functions (rp_intercepts_string.c) and stdio's transfers
+ * (rp_intercepts_stdio.c): formatting into a buffer (sprintf and its
+ * family), sorting an array (qsort), reading a line into a buffer libc
+ * grows (getline, getdelim).  Each calls libc's function and announces the
+ * bytes it wrote or will write, naming the program's call site
+ * (rp_libc.h).  These calls cost microseconds natively; the half
+ * microsecond of calling libc's function from a wrapper does not matter.
+ *
+ * The variadic ones call libc's v-variant, which is wrapped too: its
+ * announcement names the preload as its caller and the tool drops it.
+ * What a format reads (a %s argument) is not announced. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "rp_preload.h"
+
+/* The bytes a formatting call wrote into a buffer of `room` bytes (-1:
+ * unbounded) when it returned r: the text and its terminator, cut to the
+ * room; none when it failed or had no room. */
+static size_t formatted_bytes(int r, size_t room)
+{
+    size_t wanted;
+
+    if (r < 0 || room == 0)
+        return 0;
+    wanted = (size_t)r + 1;
+    return wanted < room ? wanted : room;
+}
+
+RP_LIBC_FUNC(int, vsnprintf, char *buf, size_t room, const char *fmt, va_list ap)
+{
+    OrigFn fn;
+    int r;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWWW(r, fn, buf, room, fmt, ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
+    return r;
+}
+
+RP_LIBC_FUNC(int, vsprintf, char *buf, const char *fmt, va_list ap)
+{
+    OrigFn fn;
+    int r;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWW(r, fn, buf, fmt, ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
+    return r;
+}
+
+RP_LIBC_FUNC(int, snprintf, char *buf, size_t room, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+
+    va_start(ap, fmt);
+    r = vsnprintf(buf, room, fmt, ap);
+    va_end(ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
+    return r;
+}
+
+RP_LIBC_FUNC(int, sprintf, char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+
+    va_start(ap, fmt);
+    r = vsprintf(buf, fmt, ap);
+    va_end(ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
+    return r;
+}
+
+/* The _FORTIFY_SOURCE variants: libc's checks them (and aborts on an
+ * overflow as natively); the bytes written are the same. */
+RP_LIBC_FUNC(int, ZuZuvsnprintfZuchk, char *buf, size_t room, int flag, size_t buf_room,
+             const char *fmt, va_list ap)
+{
+    OrigFn fn;
+    int r;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_6W(r, fn, buf, room, flag, buf_room, fmt, ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
+    return r;
+}
+
+RP_LIBC_FUNC(int, ZuZuvsprintfZuchk, char *buf, int flag, size_t buf_room, const char *fmt,
+             va_list ap)
+{
+    OrigFn fn;
+    int r;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_5W(r, fn, buf, flag, buf_room, fmt, ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
+    return r;
+}
+
+int __vsnprintf_chk(char *buf, size_t room, int flag, size_t buf_room, const char *fmt,
+                    va_list ap);
+int __vsprintf_chk(char *buf, int flag, size_t buf_room, const char *fmt, va_list ap);
+
+RP_LIBC_FUNC(int, ZuZusnprintfZuchk, char *buf, size_t room, int flag, size_t buf_room,
+             const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+
+    va_start(ap, fmt);
+    r = __vsnprintf_chk(buf, room, flag, buf_room, fmt, ap);
+    va_end(ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
+    return r;
+}
+
+RP_LIBC_FUNC(int, ZuZusprintfZuchk, char *buf, int flag, size_t buf_room, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+
+    va_start(ap, fmt);
+    r = __vsprintf_chk(buf, flag, buf_room, fmt, ap);
+    va_end(ap);
+    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
+    return r;
+}
+
+/* ---- sorting ------------------------------------------------------------- */
+
+/* The whole array is read and written; the comparisons are the program's
+ * own code, instrumented as anywhere. */
+static size_t array_bytes(size_t n, size_t size)
+{
+    size_t bytes;
+
+    return __builtin_mul_overflow(n, size, &bytes) ? 0 : bytes;
+}
+
+typedef int (*rp_compare_fn)(const void *, const void *);
+typedef int (*rp_compare_r_fn)(const void *, const void *, void *);
+
+RP_LIBC_FUNC(void, qsort, void *base, size_t n, size_t size, rp_compare_fn cmp)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_ANNOUNCE_ACCESS(base, array_bytes(n, size), base, array_bytes(n, size));
+    CALL_FN_v_WWWW(fn, base, n, size, cmp);
+}
+
+RP_LIBC_FUNC(void, qsort_r, void *base, size_t n, size_t size, rp_compare_r_fn cmp, void *arg)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_ANNOUNCE_ACCESS(base, array_bytes(n, size), base, array_bytes(n, size));
+    CALL_FN_v_5W(fn, base, n, size, cmp, arg);
+}
+
+/* ---- lines ------------------------------------------------------------------ */
+
+/* getdelim reads *line and *room, may replace both (a larger buffer),
+ * and writes the line and its terminator into *line. */
+RP_LIBC_FUNC(ssize_t, getdelim, char **line, size_t *room, int delim, FILE *f)
+{
+    OrigFn fn;
+    ssize_t r;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_ANNOUNCE_ACCESS(line, sizeof *line, line, sizeof *line);
+    RP_ANNOUNCE_ACCESS(room, sizeof *room, room, sizeof *room);
+    CALL_FN_W_WWWW(r, fn, line, room, delim, f);
+    if (r >= 0)
+        RP_ANNOUNCE_ACCESS(0, 0, *line, (size_t)r + 1);
+    return r;
+}
+
+RP_LIBC_FUNC(ssize_t, getline, char **line, size_t *room, FILE *f)
+{
+    OrigFn fn;
+    ssize_t r;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_ANNOUNCE_ACCESS(line, sizeof *line, line, sizeof *line);
+    RP_ANNOUNCE_ACCESS(room, sizeof *room, room, sizeof *room);
+    CALL_FN_W_WWW(r, fn, line, room, f);
+    if (r >= 0)
+        RP_ANNOUNCE_ACCESS(0, 0, *line, (size_t)r + 1);
+    return r;
+}
