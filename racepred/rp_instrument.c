@@ -230,18 +230,16 @@ static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
     on_write(addr, size, site);
 }
 
-/* Makes [addr, addr + size) a synchronisation variable (rp_atomics.h);
- * True if it was not one.  Its words' plain accesses are then no repeats:
- * the filter runs before the atomics' test. */
-static Bool mark_sync_variable(Addr addr, UWord size)
+/* Makes [addr, addr + size) a synchronisation variable (rp_atomics.h).
+ * Its words' plain accesses are then no repeats: the filter runs before
+ * the atomics' test. */
+static void mark_sync_variable(Addr addr, UWord size)
 {
     Addr word = addr & ~(Addr)7;
 
-    if (!rp_atomics_mark(addr, size))
-        return False;
-    if (rp_tool_engine != NULL && rp_tool_engine->repeats != NULL)
+    if (rp_atomics_mark(addr, size) && rp_tool_engine != NULL
+        && rp_tool_engine->repeats != NULL)
         repeats_forget(rp_tool_engine->repeats, word, ((addr + size + 7) & ~(Addr)7) - word);
-    return True;
 }
 
 static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)

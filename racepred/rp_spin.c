@@ -45,7 +45,7 @@ typedef struct loop {
     Int n_tainted_slots;
     UChar written[STATE_BYTES];     /* guest-state bytes the loop writes */
     const IRExpr **def;             /* temporary -> its expression */
-    Int *def_at;                    /* temporary -> its statement, -1 */
+    Int *def_at;                    /* temporary -> its statement (if def) */
     UChar *tainted_tmp;             /* temporaries that carry the load's value */
     UChar tainted_reg[STATE_BYTES]; /* and guest-state bytes */
 } loop;

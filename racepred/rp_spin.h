@@ -19,29 +19,32 @@
  *
  * What is recognised, in one superblock's IR:
  *   - a loop: a branch (an exit or the block's last jump) back to an
- *     instruction at or before it in the same block, the loop being the
- *     instructions from there to the branch; or a block that ends at a
- *     `pause` (jump kind Ijk_Yield), the spin-wait hint, the whole block
- *     being the loop;
- *   - that stores nothing: no store, no guarded store, no atomic, no
- *     helper that writes memory (a loop that stores could be waiting for
- *     itself);
+ *     instruction at or before it in the same block (or to a `pause`
+ *     just before one), the loop being the instructions from there to
+ *     the branch; or a block that ends at a `pause` (jump kind Ijk_Yield),
+ *     the spin-wait hint, the whole block being the loop;
+ *   - that stores nothing but into its own stack frame: no other store,
+ *     no guarded store, no atomic, no helper that writes memory (a loop
+ *     that stores could be waiting for itself); unoptimised code keeps
+ *     its temporaries in the frame, followed from store to load, and a
+ *     frame slot the loop stores is never a spin read;
  *   - a load in it whose address depends only on constants and on guest
  *     registers the loop does not write (the same address every time
  *     round: -O2 code reloads such an address only when it is volatile or
  *     atomic), and whose value decides a branch of the loop (followed
  *     through temporaries and registers).
  * A loop that starts in the middle of its block (VEX decoded the code
- * before it into the same block) is judged as the block that starts at
- * the loop will be, which runs it from the second time round: a
- * temporary computed before the loop stands for the registers that hold
- * it where the loop starts (those the code before it wrote it to, or the
- * register it was read from); it is the same every time round when the
- * loop writes none of them.  A temporary held in no register is followed
- * back through its expression, and a constant the code before the loop
- * put in a register the loop writes is no constant of the loop.  (The block cannot simply be cut before
- * the loop: VEX has already removed register writes that later writes in
- * the block made dead.)
+ * before it into the same block) runs its first time round there, and
+ * there VEX has folded the values registers had before the loop into
+ * constants: after `mov $1, %eax`, the loop's `add $1, %rax` reads
+ * "rax = 2", and an address `(%r14,%rax,8)` looks fixed.  So in such a
+ * block a load counts only when its instruction's own address registers
+ * (decoded from its encoding) are ones the loop does not write, or when
+ * its address comes from the stack frame (unoptimised code), which VEX
+ * never folds.  The block that starts at the loop, which runs it from the
+ * second time round, is judged on its IR alone.  (The block cannot simply
+ * be cut before the loop: VEX has already removed register writes that
+ * later writes in the block made dead.)
  *
  * Not recognised: loops that call a function (`while (!flag) usleep(1)`,
  * sched_yield, a futex wait: each call ends the block), loops longer than
