@@ -435,20 +435,12 @@ static void add_announce(IRSB *sb, Addr site)
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
-static void add_atomic(IRSB *sb, IRExpr *addr, Int size, Addr site)
+/* Appends a call of a synchronisation helper (on_atomic, on_spin_read)
+ * with the access's address, size and instruction. */
+static void add_sync_access(IRSB *sb, const HChar *name, void *helper, IRExpr *addr, Int size,
+                            Addr site)
 {
-    IRDirty *d = unsafeIRDirty_0_N(3, "rp_on_atomic",
-                                   VG_(fnptr_to_fnentry)(&on_atomic),
-                                   mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
-                                                 mkIRExpr_HWord(site)));
-
-    addStmtToIRSB(sb, IRStmt_Dirty(d));
-}
-
-static void add_spin_read(IRSB *sb, IRExpr *addr, Int size, Addr site)
-{
-    IRDirty *d = unsafeIRDirty_0_N(3, "rp_on_spin_read",
-                                   VG_(fnptr_to_fnentry)(&on_spin_read),
+    IRDirty *d = unsafeIRDirty_0_N(3, name, VG_(fnptr_to_fnentry)(helper),
                                    mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
                                                  mkIRExpr_HWord(site)));
 
@@ -504,7 +496,8 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
             const IRExpr *load = st->Ist.WrTmp.data;
 
             if (spin_read)
-                add_spin_read(sb, load->Iex.Load.addr, sizeofIRType(load->Iex.Load.ty), site);
+                add_sync_access(sb, "rp_on_spin_read", &on_spin_read, load->Iex.Load.addr,
+                                sizeofIRType(load->Iex.Load.ty), site);
             else
                 add_access(sb, False, load->Iex.Load.addr,
                            sizeofIRType(load->Iex.Load.ty), site, NULL);
@@ -552,9 +545,8 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
                        sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)),
                        site, NULL);
         else
-            add_atomic(sb, st->Ist.LLSC.addr,
-                       sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)),
-                       site);
+            add_sync_access(sb, "rp_on_atomic", &on_atomic, st->Ist.LLSC.addr,
+                            sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)), site);
         break;
 
     case Ist_CAS: {
@@ -562,7 +554,8 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
 
         /* A double CAS (cmpxchg16b) has a second half. */
-        add_atomic(sb, cas->addr, cas->dataHi != NULL ? 2 * size : size, site);
+        add_sync_access(sb, "rp_on_atomic", &on_atomic, cas->addr,
+                        cas->dataHi != NULL ? 2 * size : size, site);
         break;
     }
 
