@@ -2,11 +2,14 @@
  * buffers of their own and in a shared table guarded by a mutex, all
  * through libc (built with -fno-builtin, so every call reaches libc and
  * the preload's wrappers); stdio's own buffer (a stream on /dev/null) is
- * shared by all of them and ordered inside libc. */
+ * shared by all of them and ordered inside libc.  localtime's static
+ * result is used under the mutex only; getenv is called by all of them
+ * and setenv by none (reads of environ only). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define THREADS 4
 
@@ -14,6 +17,8 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static char table[THREADS][32];
 static size_t total;
 static FILE *sink;
+static time_t stamp = 86400;
+static int stamp_year;
 
 static int by_value(const void *a, const void *b)
 {
@@ -32,10 +37,13 @@ static void *worker(void *arg)
     pthread_mutex_lock(&table_lock);
     strcpy(table[id], back);
     strcat(table[id], "!");
+    stamp_year += localtime(&stamp)->tm_year > 0;
     sprintf(table[id] + strlen(table[id]), "%ld", id);
     total += strlen(table[id]);
     pthread_mutex_unlock(&table_lock);
     qsort(local, 4, sizeof local[0], by_value);
+    if (getenv("PATH") == NULL && getenv("HOME") == NULL)
+        local[0] = -1;
     if (local[0] != 0 || strcmp(mine, back) != 0 || strchr(back, '-') == NULL || memcmp(mine, back, 6) != 0)
         abort();
     fputs(back, sink);
