@@ -3,14 +3,16 @@
  * string functions (rp_intercepts_string.c) and stdio's transfers
  * (rp_intercepts_stdio.c): formatting into a buffer (sprintf and its
  * family), sorting an array (qsort), reading a line into a buffer libc
- * grows (getline, getdelim).  Each calls libc's function and announces the
- * bytes it wrote or will write, naming the program's call site
+ * grows (getline, getdelim); and parsing a buffer (sscanf reads it).  Each
+ * calls libc's function and announces the bytes it read or wrote, naming
+ * the program's call site
  * (rp_libc.h).  These calls cost microseconds natively; the half
  * microsecond of calling libc's function from a wrapper does not matter.
  *
  * The variadic ones call libc's v-variant, which is wrapped too: its
  * announcement names the preload as its caller and the tool drops it.
- * What a format reads (a %s argument) is not announced. */
+ * What a format reads (a %s argument) and what sscanf stores through its
+ * pointers are not announced. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -194,3 +196,38 @@ RP_LIBC_FUNC(ssize_t, getline, char **line, size_t *room, FILE *f)
         RP_ANNOUNCE_ACCESS(0, 0, *line, (size_t)r + 1);
     return r;
 }
+
+/* ---- parsing ------------------------------------------------------------------ */
+
+/* sscanf reads its input string; C99 programs call the __isoc99_ names. */
+#define VSSCANF_FUNC(name)                                                   \
+    RP_LIBC_FUNC(int, name, const char *s, const char *fmt, va_list ap)      \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        int r;                                                               \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0);               \
+        CALL_FN_W_WWW(r, fn, s, fmt, ap);                                    \
+        return r;                                                            \
+    }
+
+#define SSCANF_FUNC(name, vname)                                             \
+    RP_LIBC_FUNC(int, name, const char *s, const char *fmt, ...)             \
+    {                                                                        \
+        va_list ap;                                                          \
+        int r;                                                               \
+                                                                             \
+        RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0);               \
+        va_start(ap, fmt);                                                   \
+        r = vname(s, fmt, ap);                                               \
+        va_end(ap);                                                          \
+        return r;                                                            \
+    }
+
+int __isoc99_vsscanf(const char *s, const char *fmt, va_list ap);
+
+VSSCANF_FUNC(vsscanf)
+VSSCANF_FUNC(ZuZuisoc99Zuvsscanf)
+SSCANF_FUNC(sscanf, vsscanf)
+SSCANF_FUNC(ZuZuisoc99Zusscanf, __isoc99_vsscanf)

@@ -4,8 +4,9 @@
  * with qsort while main reads an element, and reads a line with getline
  * into a buffer main reads.  The other thread goes first: main waits for
  * a byte on a pipe, run with --fd-sync=no so that the order is invisible
- * to the detectors.  Four races: the text, the array, and getline's
- * line: the pointer (libc may replace the buffer) and the bytes. */
+ * to the detectors.  Five races: the text (read by main, and parsed by
+ * sscanf), the array, and getline's line: the pointer (libc may replace
+ * the buffer) and the bytes. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ int main(void)
 {
     pthread_t t;
     char byte;
+    int number;
 
     if (pipe(order) != 0)
         return 1;
@@ -51,6 +53,7 @@ int main(void)
     if (read(order[0], &byte, 1) != 1)
         perror("read");
     printf("text %c\n", text[0]);
+    printf("parsed %d\n", sscanf(text, "%d", &number) == 1 ? number : -1);
     printf("first %d\n", numbers[0]);
     printf("line %d\n", line[0] != '\0');
     pthread_join(t, NULL);
