@@ -19,6 +19,7 @@
  * too and the tool drops them (their caller is libc).
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "rp_preload.h"
 
@@ -326,4 +327,36 @@ RP_LIBC_FUNC(char *, strncat, char *dst, const char *src, size_t max)
     move(dst + end, src, n);
     dst[end + n] = '\0';
     return dst;
+}
+
+/* ---- duplicates ------------------------------------------------------------ */
+
+/* strdup and strndup read the string and copy it into a block malloc
+ * (wrapped like any call) allocates: a fresh block, whose bytes nobody
+ * else has seen. */
+static char *duplicate(const char *s, size_t len)
+{
+    char *d = malloc(len + 1);
+
+    if (d != NULL) {
+        move(d, s, len);
+        d[len] = '\0';
+    }
+    return d;
+}
+
+RP_LIBC_FUNC(char *, strdup, const char *s)
+{
+    size_t len = rp_preload_strlen(s);
+
+    RP_ANNOUNCE_ACCESS(s, len + 1, 0, 0);
+    return duplicate(s, len);
+}
+
+RP_LIBC_FUNC(char *, strndup, const char *s, size_t max)
+{
+    size_t len = length_within(s, max);
+
+    RP_ANNOUNCE_ACCESS(s, len < max ? len + 1 : max, 0, 0);
+    return duplicate(s, len);
 }

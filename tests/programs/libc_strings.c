@@ -42,6 +42,8 @@ static void *worker(void *arg)
     total += strlen(table[id]);
     pthread_mutex_unlock(&table_lock);
     qsort(local, 4, sizeof local[0], by_value);
+    free(strndup(mine, 3));
+    free(strdup(back));
     if (getenv("PATH") == NULL && getenv("HOME") == NULL)
         local[0] = -1;
     if (local[0] != 0 || strcmp(mine, back) != 0 || strchr(back, '-') == NULL || memcmp(mine, back, 6) != 0)
