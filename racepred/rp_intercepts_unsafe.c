@@ -33,49 +33,23 @@ extern char **environ;
  * itself (libc's is not exported). */
 char rp_strtok_saved_position;
 
-RP_LIBC_FUNC(struct tm *, localtime, const time_t *t)
-{
-    OrigFn fn;
-    struct tm *r;
+/* A call that reads *arg and returns a static result of `size` bytes. */
+#define STATIC_RESULT_FUNC(ret_ty, name, arg_ty, size)                       \
+    RP_LIBC_FUNC(ret_ty, name, arg_ty arg)                                   \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        ret_ty r;                                                            \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_W(r, fn, arg);                                             \
+        RP_ANNOUNCE_ACCESS(arg, sizeof *arg, r, r != NULL ? (size) : 0);     \
+        return r;                                                            \
+    }
 
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_W(r, fn, t);
-    RP_ANNOUNCE_ACCESS(t, sizeof *t, r, r != NULL ? sizeof *r : 0);
-    return r;
-}
-
-RP_LIBC_FUNC(struct tm *, gmtime, const time_t *t)
-{
-    OrigFn fn;
-    struct tm *r;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_W(r, fn, t);
-    RP_ANNOUNCE_ACCESS(t, sizeof *t, r, r != NULL ? sizeof *r : 0);
-    return r;
-}
-
-RP_LIBC_FUNC(char *, ctime, const time_t *t)
-{
-    OrigFn fn;
-    char *r;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_W(r, fn, t);
-    RP_ANNOUNCE_ACCESS(t, sizeof *t, r, r != NULL ? rp_preload_strlen(r) + 1 : 0);
-    return r;
-}
-
-RP_LIBC_FUNC(char *, asctime, const struct tm *tm)
-{
-    OrigFn fn;
-    char *r;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_W(r, fn, tm);
-    RP_ANNOUNCE_ACCESS(tm, sizeof *tm, r, r != NULL ? rp_preload_strlen(r) + 1 : 0);
-    return r;
-}
+STATIC_RESULT_FUNC(struct tm *, localtime, const time_t *, sizeof *r)
+STATIC_RESULT_FUNC(struct tm *, gmtime, const time_t *, sizeof *r)
+STATIC_RESULT_FUNC(char *, ctime, const time_t *, rp_preload_strlen(r) + 1)
+STATIC_RESULT_FUNC(char *, asctime, const struct tm *, rp_preload_strlen(r) + 1)
 
 /* strtok cuts the string at the token's end (or, continuing, the string
  * it saved): the bytes from where it starts to the token's end. */
@@ -117,27 +91,21 @@ RP_LIBC_FUNC(int, setenv, const char *name, const char *value, int overwrite)
     return r;
 }
 
-RP_LIBC_FUNC(int, unsetenv, const char *name)
-{
-    OrigFn fn;
-    int r;
+/* A call of one argument that writes environ. */
+#define ENVIRON_WRITER_FUNC(name, arg_ty)                                    \
+    RP_LIBC_FUNC(int, name, arg_ty arg)                                      \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        int r;                                                               \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_ANNOUNCE_ACCESS(0, 0, &environ, sizeof environ);                  \
+        CALL_FN_W_W(r, fn, arg);                                             \
+        return r;                                                            \
+    }
 
-    VALGRIND_GET_ORIG_FN(fn);
-    RP_ANNOUNCE_ACCESS(0, 0, &environ, sizeof environ);
-    CALL_FN_W_W(r, fn, name);
-    return r;
-}
-
-RP_LIBC_FUNC(int, putenv, char *entry)
-{
-    OrigFn fn;
-    int r;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    RP_ANNOUNCE_ACCESS(0, 0, &environ, sizeof environ);
-    CALL_FN_W_W(r, fn, entry);
-    return r;
-}
+ENVIRON_WRITER_FUNC(unsetenv, const char *)
+ENVIRON_WRITER_FUNC(putenv, char *)
 
 RP_LIBC_FUNC(int, clearenv, void)
 {
