@@ -2,9 +2,11 @@
  * buffers of their own and in a shared table guarded by a mutex, all
  * through libc (built with -fno-builtin, so every call reaches libc and
  * the preload's wrappers); stdio's own buffer (a stream on /dev/null) is
- * shared by all of them and ordered inside libc.  localtime's static
- * result is used under the mutex only; getenv is called by all of them
+ * shared by all of them and ordered inside libc.  localtime's, gmtime's
+ * and ctime's static results are used under the mutex only, directory
+ * streams are each thread's own; getenv is called by all of them
  * and setenv by none (reads of environ only). */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,18 @@ static size_t total;
 static FILE *sink;
 static time_t stamp = 86400;
 static int stamp_year;
+
+/* Each thread reads a directory stream of its own. */
+static void list_root(void)
+{
+    DIR *dir = opendir("/");
+
+    if (dir == NULL)
+        return;
+    while (readdir(dir) != NULL)
+        ;
+    closedir(dir);
+}
 
 static int by_value(const void *a, const void *b)
 {
@@ -38,11 +52,13 @@ static void *worker(void *arg)
     strcpy(table[id], back);
     strcat(table[id], "!");
     stamp_year += localtime(&stamp)->tm_year > 0;
+    stamp_year += gmtime(&stamp)->tm_year > 0 && ctime(&stamp) != NULL;
     sprintf(table[id] + strlen(table[id]), "%ld", id);
     total += strlen(table[id]);
     pthread_mutex_unlock(&table_lock);
     qsort(local, 4, sizeof local[0], by_value);
     free(strndup(mine, 3));
+    list_root();
     free(strdup(back));
     if (getenv("PATH") == NULL && getenv("HOME") == NULL)
         local[0] = -1;
