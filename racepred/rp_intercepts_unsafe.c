@@ -9,6 +9,9 @@
  *
  *   localtime, gmtime      write the static struct tm they return;
  *   ctime, asctime         write the static string they return;
+ *   getpwnam, getpwuid,    write the static struct passwd or group they
+ *   getgrnam, getgrgid     return;
+ *   inet_ntoa              writes the static string it returns;
  *   strtok                 writes its saved position (a byte of this
  *                          preload stands for libc's hidden pointer) and
  *                          the string it cuts;
@@ -20,7 +23,11 @@
  *
  * The _r variants, which take the caller's buffers, are thread-safe and
  * left alone. */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,6 +57,37 @@ STATIC_RESULT_FUNC(struct tm *, localtime, const time_t *, sizeof *r)
 STATIC_RESULT_FUNC(struct tm *, gmtime, const time_t *, sizeof *r)
 STATIC_RESULT_FUNC(char *, ctime, const time_t *, rp_preload_strlen(r) + 1)
 STATIC_RESULT_FUNC(char *, asctime, const struct tm *, rp_preload_strlen(r) + 1)
+STATIC_RESULT_FUNC(struct passwd *, getpwnam, const char *, sizeof *r)
+STATIC_RESULT_FUNC(struct group *, getgrnam, const char *, sizeof *r)
+
+/* The same for an argument passed by value. */
+#define STATIC_RESULT_BY_VALUE_FUNC(ret_ty, name, arg_ty, size)              \
+    RP_LIBC_FUNC(ret_ty, name, arg_ty arg)                                   \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        ret_ty r;                                                            \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_W(r, fn, arg);                                             \
+        RP_ANNOUNCE_ACCESS(0, 0, r, r != NULL ? (size) : 0);                 \
+        return r;                                                            \
+    }
+
+STATIC_RESULT_BY_VALUE_FUNC(struct passwd *, getpwuid, uid_t, sizeof *r)
+STATIC_RESULT_BY_VALUE_FUNC(struct group *, getgrgid, gid_t, sizeof *r)
+
+/* struct in_addr is four bytes, passed in a register like an integer. */
+RP_LIBC_FUNC(char *, inet_ntoa, struct in_addr in)
+{
+    OrigFn fn;
+    char *r;
+    uint32_t word = in.s_addr;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_W(r, fn, word);
+    RP_ANNOUNCE_ACCESS(0, 0, r, r != NULL ? rp_preload_strlen(r) + 1 : 0);
+    return r;
+}
 
 /* strtok cuts the string at the token's end (or, continuing, the string
  * it saved): the bytes from where it starts to the token's end. */

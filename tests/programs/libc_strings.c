@@ -2,12 +2,15 @@
  * buffers of their own and in a shared table guarded by a mutex, all
  * through libc (built with -fno-builtin, so every call reaches libc and
  * the preload's wrappers); stdio's own buffer (a stream on /dev/null) is
- * shared by all of them and ordered inside libc.  localtime's, gmtime's
- * and ctime's static results are used under the mutex only, directory
+ * shared by all of them and ordered inside libc.  The static results of
+ * localtime, gmtime, ctime, getpwnam and inet_ntoa are used under the
+ * mutex only, directory
  * streams are each thread's own; getenv is called by all of them
  * and setenv by none (reads of environ only). */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ static size_t total;
 static FILE *sink;
 static time_t stamp = 86400;
 static int stamp_year;
+static struct in_addr loopback = { 0x0100007f };
 
 /* Each thread reads a directory stream of its own. */
 static void list_root(void)
@@ -53,6 +57,7 @@ static void *worker(void *arg)
     strcat(table[id], "!");
     stamp_year += localtime(&stamp)->tm_year > 0;
     stamp_year += gmtime(&stamp)->tm_year > 0 && ctime(&stamp) != NULL;
+    stamp_year += getpwnam("root") != NULL && inet_ntoa(loopback)[0] == '1';
     sprintf(table[id] + strlen(table[id]), "%ld", id);
     total += strlen(table[id]);
     pthread_mutex_unlock(&table_lock);
