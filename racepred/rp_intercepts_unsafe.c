@@ -40,8 +40,10 @@ extern char **environ;
  * itself (libc's is not exported). */
 char rp_strtok_saved_position;
 
-/* A call that reads *arg and returns a static result of `size` bytes. */
-#define STATIC_RESULT_FUNC(ret_ty, name, arg_ty, size)                       \
+/* A call of one argument that reads [read, read + read_size) (nothing
+ * for an argument passed by value) and returns a static result of `size`
+ * bytes. */
+#define STATIC_RESULT_FUNC(ret_ty, name, arg_ty, read, read_size, size)      \
     RP_LIBC_FUNC(ret_ty, name, arg_ty arg)                                   \
     {                                                                        \
         OrigFn fn;                                                           \
@@ -49,32 +51,19 @@ char rp_strtok_saved_position;
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
         CALL_FN_W_W(r, fn, arg);                                             \
-        RP_ANNOUNCE_ACCESS(arg, sizeof *arg, r, r != NULL ? (size) : 0);     \
+        RP_ANNOUNCE_ACCESS(read, read_size, r, r != NULL ? (size) : 0);      \
         return r;                                                            \
     }
 
-STATIC_RESULT_FUNC(struct tm *, localtime, const time_t *, sizeof *r)
-STATIC_RESULT_FUNC(struct tm *, gmtime, const time_t *, sizeof *r)
-STATIC_RESULT_FUNC(char *, ctime, const time_t *, rp_preload_strlen(r) + 1)
-STATIC_RESULT_FUNC(char *, asctime, const struct tm *, rp_preload_strlen(r) + 1)
-STATIC_RESULT_FUNC(struct passwd *, getpwnam, const char *, sizeof *r)
-STATIC_RESULT_FUNC(struct group *, getgrnam, const char *, sizeof *r)
-
-/* The same for an argument passed by value. */
-#define STATIC_RESULT_BY_VALUE_FUNC(ret_ty, name, arg_ty, size)              \
-    RP_LIBC_FUNC(ret_ty, name, arg_ty arg)                                   \
-    {                                                                        \
-        OrigFn fn;                                                           \
-        ret_ty r;                                                            \
-                                                                             \
-        VALGRIND_GET_ORIG_FN(fn);                                            \
-        CALL_FN_W_W(r, fn, arg);                                             \
-        RP_ANNOUNCE_ACCESS(0, 0, r, r != NULL ? (size) : 0);                 \
-        return r;                                                            \
-    }
-
-STATIC_RESULT_BY_VALUE_FUNC(struct passwd *, getpwuid, uid_t, sizeof *r)
-STATIC_RESULT_BY_VALUE_FUNC(struct group *, getgrgid, gid_t, sizeof *r)
+STATIC_RESULT_FUNC(struct tm *, localtime, const time_t *, arg, sizeof *arg, sizeof *r)
+STATIC_RESULT_FUNC(struct tm *, gmtime, const time_t *, arg, sizeof *arg, sizeof *r)
+STATIC_RESULT_FUNC(char *, ctime, const time_t *, arg, sizeof *arg, rp_preload_strlen(r) + 1)
+STATIC_RESULT_FUNC(char *, asctime, const struct tm *, arg, sizeof *arg,
+                   rp_preload_strlen(r) + 1)
+STATIC_RESULT_FUNC(struct passwd *, getpwnam, const char *, arg, sizeof *arg, sizeof *r)
+STATIC_RESULT_FUNC(struct group *, getgrnam, const char *, arg, sizeof *arg, sizeof *r)
+STATIC_RESULT_FUNC(struct passwd *, getpwuid, uid_t, 0, 0, sizeof *r)
+STATIC_RESULT_FUNC(struct group *, getgrgid, gid_t, 0, 0, sizeof *r)
 
 /* struct in_addr is four bytes, passed in a register like an integer. */
 RP_LIBC_FUNC(char *, inet_ntoa, struct in_addr in)
