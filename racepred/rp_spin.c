@@ -7,6 +7,7 @@
 #include "libvex_guest_amd64.h"
 
 #include "rp_spin.h"
+#include "rp_x86.h"
 
 /* Guest-state bytes tracked (amd64's state is well under this); a larger
  * state is not analysed. */
@@ -424,73 +425,32 @@ static Bool stored_slot(const loop *l, const IRExpr *addr)
 /* The registers the memory operand of the amd64 instruction at `insn`
  * computes its address from, as guest-state offsets, -1 for none (both
  * -1: a RIP-relative or absolute address).  False when not decoded
- * (VEX-encoded or string instructions, no memory operand). */
+ * (rp_x86.h) or without a memory operand. */
 static Bool address_registers(Addr insn, Int *base, Int *index)
 {
-    const UChar *p = (const UChar *)insn;
-    UChar rex = 0, modrm, sib;
-    Int i = 0;
+    rp_x86_insn d;
 
-    *base = *index = -1;
-    if (!VG_(am_is_valid_for_client)(insn, 16, VKI_PROT_EXEC))
+    if (!rp_x86_decode(insn, &d) || !d.mem)
         return False;
-    while (i < 4 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xF0 || p[i] == 0xF2
-                     || p[i] == 0xF3 || p[i] == 0x2E || p[i] == 0x3E || p[i] == 0x26
-                     || p[i] == 0x36 || p[i] == 0x64 || p[i] == 0x65))
-        i++;
-    if ((p[i] & 0xF0) == 0x40)
-        rex = p[i++];
-    if (p[i] >= 0xA0 && p[i] <= 0xA3)
-        return True;   /* mov with a 64-bit absolute address */
-    if ((p[i] >= 0xA4 && p[i] <= 0xAF) || p[i] == 0xD7 || p[i] == 0xC4 || p[i] == 0xC5
-        || p[i] == 0x62 || p[i] == 0x8F)
-        return False;
-    if (p[i] == 0x0F)
-        i += p[i + 1] == 0x38 || p[i + 1] == 0x3A ? 2 : 1;
-    modrm = p[i + 1];
-    if ((modrm >> 6) == 3)
-        return False;
-    if ((modrm >> 6) == 0 && (modrm & 7) == 5)
-        return True;   /* RIP-relative */
-    if ((modrm & 7) != 4) {
-        *base = GPR_OFFSET((modrm & 7) | (rex & 1) << 3);
-        return True;
-    }
-    sib = p[i + 2];
-    if (!((modrm >> 6) == 0 && (sib & 7) == 5))
-        *base = GPR_OFFSET((sib & 7) | (rex & 1) << 3);
-    if ((((sib >> 3) & 7) | (rex & 2) << 2) != 4)
-        *index = GPR_OFFSET(((sib >> 3) & 7) | (rex & 2) << 2);
+    *base = d.base == RP_X86_NONE ? -1 : GPR_OFFSET(d.base);
+    *index = d.index == RP_X86_NONE ? -1 : GPR_OFFSET(d.index);
     return True;
 }
-
-
-
-
 
 /* The constant the amd64 instruction at `insn` puts in a register, if
  * it makes one of its own: mov $imm or lea of a RIP-relative address. */
 static Bool instruction_constant(Addr insn, ULong *value)
 {
-    const UChar *p = (const UChar *)insn;
-    UChar rex = 0;
-    Int i = 0, imm;
+    rp_x86_insn d;
 
-    if (!VG_(am_is_valid_for_client)(insn, 16, VKI_PROT_EXEC))
+    if (!rp_x86_decode(insn, &d))
         return False;
-    if ((p[i] & 0xF0) == 0x40)
-        rex = p[i++];
-    if (p[i] >= 0xB8 && p[i] <= 0xBF && (rex & 8)) {
-        VG_(memcpy)(value, &p[i + 1], 8);
-        return True;
-    }
-    VG_(memcpy)(&imm, &p[i + (p[i] >= 0xB8 && p[i] <= 0xBF ? 1 : 2)], 4);
-    if (p[i] >= 0xB8 && p[i] <= 0xBF)
-        *value = (UInt)imm;
-    else if (p[i] == 0xC7 && (p[i + 1] >> 6) == 3)
-        *value = (ULong)(Long)imm;
-    else if (p[i] == 0x8D && (p[i + 1] & 0xC7) == 0x05)
-        *value = insn + i + 6 + (Long)imm;
+    if (d.opcode >= 0xB8 && d.opcode <= 0xBF)
+        *value = d.imm_size == 8 ? (ULong)d.imm : (ULong)(UInt)d.imm;
+    else if (d.opcode == 0xC7 && d.mod == 3)
+        *value = (ULong)d.imm;
+    else if (d.opcode == 0x8D && d.rip_relative)
+        *value = d.target;
     else
         return False;
     return True;
