@@ -7,6 +7,7 @@
 #include "libvex_guest_amd64.h"
 
 #include "rp_spin.h"
+#include "rp_waitcall.h"
 #include "rp_x86.h"
 
 /* Guest-state bytes tracked (amd64's state is well under this); a larger
@@ -578,6 +579,71 @@ static Int loop_head(const IRSB *sb, Int start, Int at, Addr target)
     return head;
 }
 
+/* The IMark in [start, at] that a wait call returning to `resume` goes
+ * back to (rp_waitcall.h): resume's own, or that of the jump it makes
+ * after compares. */
+static Int wait_loop_head(const IRSB *sb, Int start, Int at, Addr resume)
+{
+    Int head = imark_index(sb, start, at, resume);
+    Addr to;
+
+    if (head < 0 && rp_waitcall_jump_after(resume, &to))
+        head = imark_index(sb, start, at, to);
+    return head;
+}
+
+/* The IMark in [start, at] of a load that the code after the stub's
+ * call polls again (rp_waitcall_polls_again): the loop's first check,
+ * before the loop, or -1. */
+static Int first_check(const IRSB *sb, Int start, Int at, const rp_wait_stub *stub)
+{
+    rp_x86_insn d;
+    Int i;
+
+    for (i = start; i <= at; i++)
+        if (sb->stmts[i]->tag == Ist_IMark && rp_x86_decode((Addr)sb->stmts[i]->Ist.IMark.addr, &d)
+            && rp_waitcall_polls_again(stub, &d))
+            return i;
+    return -1;
+}
+
+/* A branch (statement `at`) to `target` out of the block: a loop through
+ * a wait call if the code there is a wait stub whose call comes back, or
+ * the check before such a loop. */
+static void judge_wait_branch(const IRSB *sb, const VexGuestLayout *layout, Int start, Int at,
+                              Addr target, Bool *spin)
+{
+    rp_wait_stub stub;
+    Int head;
+
+    if (imark_index(sb, start, sb->stmts_used - 1, target) >= 0
+        || !rp_waitcall_stub(target, &stub))
+        return;
+    head = wait_loop_head(sb, start, at, stub.resume);
+    if (head < 0)
+        head = first_check(sb, start, at, &stub);
+    if (head >= 0)
+        judge_loop(sb, layout, start, head, at, spin);
+}
+
+/* The block ends in a call of a waiting function: a loop if the call
+ * comes back into the block. */
+static void judge_wait_call(const IRSB *sb, const VexGuestLayout *layout, Int start, Bool *spin)
+{
+    Int last = sb->stmts_used - 1, i, head;
+    Addr callee;
+
+    if (sb->next->tag != Iex_Const || !const_target(sb->next->Iex.Const.con, &callee)
+        || !rp_waitcall_is_wait(callee))
+        return;
+    for (i = last; i >= start && sb->stmts[i]->tag != Ist_IMark; i--)
+        ;
+    head = wait_loop_head(sb, start, last, (Addr)sb->stmts[i]->Ist.IMark.addr
+                                           + sb->stmts[i]->Ist.IMark.len);
+    if (head >= 0)
+        judge_loop(sb, layout, start, head, last, spin);
+}
+
 void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
 {
     Int start, i, head;
@@ -593,14 +659,22 @@ void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
     for (i = start; i < sb->stmts_used; i++) {
         const IRStmt *st = sb->stmts[i];
 
-        if (st->tag == Ist_Exit && const_target(st->Ist.Exit.dst, &target)
-            && (head = loop_head(sb, start, i, target)) >= 0)
+        if (st->tag != Ist_Exit || !const_target(st->Ist.Exit.dst, &target))
+            continue;
+        if ((head = loop_head(sb, start, i, target)) >= 0)
             judge_loop(sb, layout, start, head, i, spin);
+        else
+            judge_wait_branch(sb, layout, start, i, target, spin);
     }
     if (sb->jumpkind == Ijk_Boring && sb->next->tag == Iex_Const
-        && const_target(sb->next->Iex.Const.con, &target)
-        && (head = loop_head(sb, start, sb->stmts_used - 1, target)) >= 0)
-        judge_loop(sb, layout, start, head, sb->stmts_used - 1, spin);
+        && const_target(sb->next->Iex.Const.con, &target)) {
+        if ((head = loop_head(sb, start, sb->stmts_used - 1, target)) >= 0)
+            judge_loop(sb, layout, start, head, sb->stmts_used - 1, spin);
+        else
+            judge_wait_branch(sb, layout, start, sb->stmts_used - 1, target, spin);
+    }
+    if (sb->jumpkind == Ijk_Call)
+        judge_wait_call(sb, layout, start, spin);
     /* A pause ends the block: the whole block is taken as the loop. */
     if (sb->jumpkind == Ijk_Yield)
         judge_loop(sb, layout, start, start, sb->stmts_used - 1, spin);

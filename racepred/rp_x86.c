@@ -91,6 +91,7 @@ static UInt decode_memory(const UChar *p, rp_x86_insn *d)
         sib = p[n++];
         d->base = (sib & 7) == 5 && d->mod == 0 ? RP_X86_NONE : (Int)((sib & 7) | (d->rex & 1) << 3);
         d->index = (Int)(((sib >> 3) & 7) | (d->rex & 2) << 2);
+        d->scale = 1u << (sib >> 6);
         if (d->index == RP_X86_RSP)
             d->index = RP_X86_NONE;
         if ((sib & 7) == 5 && d->mod == 0) {
@@ -158,6 +159,7 @@ Bool rp_x86_decode(Addr addr, rp_x86_insn *d)
     VG_(memset)(d, 0, sizeof *d);
     d->addr = addr;
     d->base = d->index = RP_X86_NONE;
+    d->scale = 1;
     if (!VG_(am_is_valid_for_client)(addr, MAX_LEN, VKI_PROT_EXEC))
         return False;
     while (i < 4 && is_prefix(p[i])) {

@@ -28,6 +28,7 @@ typedef struct rp_x86_insn {
     UInt mod, reg, rm;        /* reg includes REX.R; rm REX.B when mod == 3 */
     Bool mem;                 /* a memory operand (mod != 3) */
     Int base, index;          /* its registers, 0 (RAX) .. 15, RP_X86_NONE */
+    UInt scale;               /* of the index: 1, 2, 4 or 8 */
     Bool rip_relative;
     Long disp;
     Addr target;              /* RIP-relative operand's address; branch or call target */
