@@ -261,7 +261,10 @@ ULong rp_instrument_spin_variables;
  * the write the loop waits for (the flag was set before the waiter ran):
  * that write was a plain one, so its thread sends on the variable now,
  * late but in its own order, which orders at least what it did before the
- * write and never orders anything the run did not. */
+ * write and never orders anything the run did not.  The polling thread
+ * itself too, when it wrote the variable last: its write may publish
+ * what another thread's later poll receives (a pointer it hands over,
+ * then waits to see cleared). */
 static VG_REGPARM(3) void on_spin_read(Addr addr, UWord size, Addr site)
 {
     rp_tid_t writer;
@@ -276,7 +279,7 @@ static VG_REGPARM(3) void on_spin_read(Addr addr, UWord size, Addr site)
     mark_sync_variable(addr, size);
     rp_instrument_spin_variables++;
     writer = rp_tool_engine != NULL ? rp_engine_last_writer(rp_tool_engine, addr) : RP_NO_WRITER;
-    if (writer != RP_NO_WRITER && writer != rp_threads_current)
+    if (writer != RP_NO_WRITER)
         rp_tool_emit(RP_EV_SYNC_SEND, writer, rp_atomics_object(addr), 0, site);
     on_sync_load(addr, site);
 }

@@ -46,9 +46,17 @@
  * be cut before the loop: VEX has already removed register writes that
  * later writes in the block made dead.)
  *
- * Not recognised: loops that call a function (`while (!flag) usleep(1)`,
- * sched_yield, a futex wait: each call ends the block), loops longer than
- * a superblock, and loops that store.  See docs/manual.md, "Spin loops".
+ * A loop through a call of a function that only waits (`while (!flag)
+ * sched_yield();`, usleep, nanosleep...): the call ends the block, so
+ * the rest of the loop is decoded from the machine code (rp_waitcall.h):
+ * a branch of the block to a wait stub whose call returns to the loop's
+ * head (or to compares and a jump back to it), or a block that ends in
+ * such a call itself.  The loop in the block is judged as above.  gcc's
+ * copy of the check before a rotated loop counts when the code the call
+ * returns to polls the same operand.
+ *
+ * Not recognised: loops that call other functions, loops longer than a
+ * superblock, and loops that store.  See docs/manual.md, "Spin loops".
  */
 #ifndef RP_SPIN_H
 #define RP_SPIN_H

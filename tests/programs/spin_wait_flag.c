@@ -13,7 +13,13 @@
  *                   up the frame the call needs), in another copy of
  *                   the check, which is all that runs;
  *   pointer_late_o2 the flag set first, polled through a pointer
- *                   argument (kept in a register the call preserves).
+ *                   argument (kept in a register the call preserves);
+ *   handover        main hands a variable of its stack to a worker by
+ *                   publishing its address in a pointer, then waits for
+ *                   the worker to clear the pointer; the worker, which
+ *                   starts polling later, writes the variable first.
+ *                   main's own poll makes the pointer synchronisation,
+ *                   after main wrote it.
  * The calls go through the PLT, bound lazily: the first poll is
  * translated before the first call binds it. */
 #include <pthread.h>
@@ -128,6 +134,34 @@ static int wait_for(int which)
     return arg;
 }
 
+static int *slot;
+
+static void *take_over(void *arg)
+{
+    int *mine;
+
+    usleep(200 * 1000);
+    while ((mine = __atomic_load_n(&slot, __ATOMIC_ACQUIRE)) == NULL)
+        sched_yield();
+    *mine += 1;
+    __atomic_store_n(&slot, NULL, __ATOMIC_RELEASE);
+    return arg;
+}
+
+static int handover(void)
+{
+    pthread_t t;
+    int value;
+
+    pthread_create(&t, NULL, take_over, NULL);
+    value = 41;
+    __atomic_store_n(&slot, &value, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&slot, __ATOMIC_ACQUIRE) != NULL)
+        usleep(1000);
+    pthread_join(t, NULL);
+    return value;
+}
+
 int main(void)
 {
     static const char *const names[CASES] = {
@@ -138,5 +172,6 @@ int main(void)
 
     for (i = 0; i < CASES; i++)
         printf("%s %d\n", names[i], wait_for(i));
+    printf("handover %d\n", handover());
     return 0;
 }
