@@ -14,6 +14,9 @@
  * state is not analysed. */
 #define STATE_BYTES 2048
 
+/* The guest-state offset of amd64 register n (RAX 0 .. R15 15). */
+#define GPR_OFFSET(n) ((Int)offsetof(VexGuestAMD64State, guest_RAX) + 8 * (n))
+
 /* Longest chain of temporaries followed back from an address. */
 #define MAX_DEPTH 24
 
@@ -50,6 +53,8 @@ typedef struct loop {
     Int *def_at;                    /* temporary -> its statement (if def) */
     UChar *tainted_tmp;             /* temporaries that carry the load's value */
     UChar tainted_reg[STATE_BYTES]; /* and guest-state bytes */
+    const rp_way_back *way;         /* the way back outside the block, or NULL */
+    Bool reloaded[16];              /* registers every way back reloads from an unstored slot */
 } loop;
 
 /* Index of the IMark of guest address `addr` in statements [from, to], or -1. */
@@ -272,6 +277,38 @@ static Bool reads(const IRExpr *e, const UChar *tmps, const UChar *regs, Bool lo
 
 static Bool invariant(const loop *l, const IRExpr *e, Int depth);
 
+/* Whether the guest-state bytes [offset, offset + size) are the same
+ * every time round: the loop does not write them, or they are (part of)
+ * a register every way back reloads from a frame slot nothing in the
+ * loop stores. */
+static Bool state_invariant(const loop *l, Int offset, Int size)
+{
+    Int r = (offset - GPR_OFFSET(0)) / 8;
+
+    if (offset >= GPR_OFFSET(0) && offset < GPR_OFFSET(16)
+        && (offset - GPR_OFFSET(0)) % 8 == 0 && size <= 8 && l->reloaded[r])
+        return True;
+    return !any_byte(l->written, offset, size);
+}
+
+/* The same for a register given by its guest-state offset, -1 for none. */
+static Bool register_invariant(const loop *l, Int offset)
+{
+    return offset < 0 || state_invariant(l, offset, 8);
+}
+
+/* Whether the way back outside the block stores frame slot `slot`. */
+static Bool way_stores(const loop *l, frame_slot slot)
+{
+    Int i;
+
+    for (i = 0; l->way != NULL && i < l->way->n_stores; i++)
+        if (GPR_OFFSET(l->way->store_base[i]) == slot.reg && l->way->store_disp[i] == slot.disp)
+            return True;
+    return False;
+}
+
+
 
 /* Whether a load at statement `at` from `addr` gives the same value
  * every time round: it reads a frame slot that the loop stored before it
@@ -281,7 +318,7 @@ static Bool frame_load_invariant(const loop *l, const IRExpr *addr, Int at, Int 
     frame_slot slot;
     const frame_store *f;
 
-    if (!frame_slot_of(l, addr, &slot, 0) || !invariant(l, addr, depth + 1))
+    if (!frame_slot_of(l, addr, &slot, 0) || !invariant(l, addr, depth + 1) || way_stores(l, slot))
         return False;
     if (at >= l->head && (f = store_before(l, slot, at)) != NULL)
         return invariant(l, f->data, depth + 1);
@@ -315,7 +352,7 @@ static Bool invariant(const loop *l, const IRExpr *e, Int depth)
     case Iex_RdTmp:
         return tmp_invariant(l, e->Iex.RdTmp.tmp, depth);
     case Iex_Get:
-        return !any_byte(l->written, e->Iex.Get.offset, sizeofIRType(e->Iex.Get.ty));
+        return state_invariant(l, e->Iex.Get.offset, sizeofIRType(e->Iex.Get.ty));
     case Iex_Unop:
         return invariant(l, e->Iex.Unop.arg, depth + 1);
     case Iex_Binop:
@@ -416,12 +453,11 @@ static Bool stored_slot(const loop *l, const IRExpr *addr)
 {
     frame_slot slot;
 
-    return frame_slot_of(l, addr, &slot, 0) && store_before(l, slot, ANYWHERE) != NULL;
+    return frame_slot_of(l, addr, &slot, 0)
+           && (store_before(l, slot, ANYWHERE) != NULL || way_stores(l, slot));
 }
 
 
-/* The guest-state offset of amd64 register n (RAX 0 .. R15 15). */
-#define GPR_OFFSET(n) ((Int)offsetof(VexGuestAMD64State, guest_RAX) + 8 * (n))
 
 /* The registers the memory operand of the amd64 instruction at `insn`
  * computes its address from, as guest-state offsets, -1 for none (both
@@ -515,14 +551,34 @@ static Bool first_round_trusted(const loop *l, Addr insn, const IRExpr *addr)
 
     if (!address_registers(insn, &base, &index))
         return False;
-    return ((base < 0 || !l->written[base]) && (index < 0 || !l->written[index]))
+    return (register_invariant(l, base) && register_invariant(l, index))
            || frame_chain_trusted(l, addr, 0);
+}
+
+/* Notes what the way back outside the block does to the registers: it
+ * writes them, or reloads them from a frame slot nothing in the loop
+ * stores (the same value every time round). */
+static void note_way_back(loop *l, const rp_way_back *way)
+{
+    Int r, b;
+
+    l->way = way;
+    for (r = 0; r < 16; r++) {
+        frame_slot slot = { l->layout->offset_SP, way->reload[r] };
+
+        if (!(way->clobbered & 1u << r))
+            continue;
+        for (b = GPR_OFFSET(r); b < GPR_OFFSET(r) + 8; b++)
+            l->written[b] = 1;
+        l->reloaded[r] = way->reload[r] != RP_WAY_BACK_NO_RELOAD && !way_stores(l, slot)
+                         && store_before(l, slot, ANYWHERE) == NULL;
+    }
 }
 
 /* Marks the spin reads of the loop [head, last], the code before it in
  * the block starting at statement `start`. */
 static void judge_loop(const IRSB *sb, const VexGuestLayout *layout, Int start, Int head,
-                       Int last, Bool *spin)
+                       Int last, const rp_way_back *way, Bool *spin)
 {
     loop *l = VG_(calloc)("rp.spin.loop", 1, sizeof *l);
     Int n_tmps = sb->tyenv->types_used, i;
@@ -538,6 +594,8 @@ static void judge_loop(const IRSB *sb, const VexGuestLayout *layout, Int start, 
     if (scan_loop(l)) {
         Addr insn = 0;
 
+        if (way != NULL)
+            note_way_back(l, way);
         for (i = head; i <= last; i++) {
             const IRStmt *st = sb->stmts[i];
 
@@ -579,58 +637,50 @@ static Int loop_head(const IRSB *sb, Int start, Int at, Addr target)
     return head;
 }
 
-/* The IMark in [start, at] that a wait call returning to `resume` goes
- * back to (rp_waitcall.h): resume's own, or that of the jump it makes
- * after compares. */
-static Int wait_loop_head(const IRSB *sb, Int start, Int at, Addr resume)
+/* The statements of a block up to a branch, for rp_waitcall_way_back. */
+typedef struct block_part {
+    const IRSB *sb;
+    Int start, at;
+} block_part;
+
+/* rp_head_fn: the IMark of `a` in the block part, or that of an
+ * instruction there with a's opcode and memory operand (another copy of
+ * the loop's check, as compilers make before a loop they rotate). */
+static Int head_of(void *ctx, Addr a)
 {
-    Int head = imark_index(sb, start, at, resume);
-    Addr to;
+    const block_part *b = ctx;
+    rp_x86_insn d, other;
+    Int head = imark_index(b->sb, b->start, b->at, a), i;
 
-    if (head < 0 && rp_waitcall_jump_after(resume, &to))
-        head = imark_index(sb, start, at, to);
-    return head;
-}
-
-/* The IMark in [start, at] of a load that the code after the stub's
- * call polls again (rp_waitcall_polls_again): the loop's first check,
- * before the loop, or -1. */
-static Int first_check(const IRSB *sb, Int start, Int at, const rp_wait_stub *stub)
-{
-    rp_x86_insn d;
-    Int i;
-
-    for (i = start; i <= at; i++)
-        if (sb->stmts[i]->tag == Ist_IMark && rp_x86_decode((Addr)sb->stmts[i]->Ist.IMark.addr, &d)
-            && rp_waitcall_polls_again(stub, &d))
+    if (head >= 0 || !rp_x86_decode(a, &d) || !d.mem)
+        return head;
+    for (i = b->start; i <= b->at; i++)
+        if (b->sb->stmts[i]->tag == Ist_IMark
+            && rp_x86_decode((Addr)b->sb->stmts[i]->Ist.IMark.addr, &other)
+            && other.opcode == d.opcode && rp_x86_same_operand(&d, &other))
             return i;
     return -1;
 }
 
-/* A branch (statement `at`) to `target` out of the block: a loop through
- * a wait call if the code there is a wait stub whose call comes back, or
- * the check before such a loop. */
-static void judge_wait_branch(const IRSB *sb, const VexGuestLayout *layout, Int start, Int at,
-                              Addr target, Bool *spin)
+/* A branch (statement `at`) out of the block to `from` (or, `waited`,
+ * the return from a call of a waiting function that ends the block): a
+ * loop if its way back waits and comes back (rp_waitcall.h). */
+static void judge_way_back(const IRSB *sb, const VexGuestLayout *layout, Int start, Int at,
+                           Addr from, Bool waited, Bool *spin)
 {
-    rp_wait_stub stub;
-    Int head;
+    block_part part = { sb, start, at };
+    rp_way_back way;
 
-    if (imark_index(sb, start, sb->stmts_used - 1, target) >= 0
-        || !rp_waitcall_stub(target, &stub))
-        return;
-    head = wait_loop_head(sb, start, at, stub.resume);
-    if (head < 0)
-        head = first_check(sb, start, at, &stub);
-    if (head >= 0)
-        judge_loop(sb, layout, start, head, at, spin);
+    if (imark_index(sb, start, sb->stmts_used - 1, from) < 0
+        && rp_waitcall_way_back(from, waited, head_of, &part, &way))
+        judge_loop(sb, layout, start, way.head, at, &way, spin);
 }
 
-/* The block ends in a call of a waiting function: a loop if the call
- * comes back into the block. */
+/* The block ends in a call: the call's return is the way back if the
+ * callee only waits. */
 static void judge_wait_call(const IRSB *sb, const VexGuestLayout *layout, Int start, Bool *spin)
 {
-    Int last = sb->stmts_used - 1, i, head;
+    Int last = sb->stmts_used - 1, i;
     Addr callee;
 
     if (sb->next->tag != Iex_Const || !const_target(sb->next->Iex.Const.con, &callee)
@@ -638,10 +688,8 @@ static void judge_wait_call(const IRSB *sb, const VexGuestLayout *layout, Int st
         return;
     for (i = last; i >= start && sb->stmts[i]->tag != Ist_IMark; i--)
         ;
-    head = wait_loop_head(sb, start, last, (Addr)sb->stmts[i]->Ist.IMark.addr
-                                           + sb->stmts[i]->Ist.IMark.len);
-    if (head >= 0)
-        judge_loop(sb, layout, start, head, last, spin);
+    judge_way_back(sb, layout, start, last,
+                   (Addr)sb->stmts[i]->Ist.IMark.addr + sb->stmts[i]->Ist.IMark.len, True, spin);
 }
 
 void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
@@ -662,20 +710,24 @@ void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
         if (st->tag != Ist_Exit || !const_target(st->Ist.Exit.dst, &target))
             continue;
         if ((head = loop_head(sb, start, i, target)) >= 0)
-            judge_loop(sb, layout, start, head, i, spin);
+            judge_loop(sb, layout, start, head, i, NULL, spin);
         else
-            judge_wait_branch(sb, layout, start, i, target, spin);
+            judge_way_back(sb, layout, start, i, target, False, spin);
     }
     if (sb->jumpkind == Ijk_Boring && sb->next->tag == Iex_Const
         && const_target(sb->next->Iex.Const.con, &target)) {
         if ((head = loop_head(sb, start, sb->stmts_used - 1, target)) >= 0)
-            judge_loop(sb, layout, start, head, sb->stmts_used - 1, spin);
+            judge_loop(sb, layout, start, head, sb->stmts_used - 1, NULL, spin);
         else
-            judge_wait_branch(sb, layout, start, sb->stmts_used - 1, target, spin);
+            judge_way_back(sb, layout, start, sb->stmts_used - 1, target, False, spin);
     }
     if (sb->jumpkind == Ijk_Call)
         judge_wait_call(sb, layout, start, spin);
-    /* A pause ends the block: the whole block is taken as the loop. */
-    if (sb->jumpkind == Ijk_Yield)
-        judge_loop(sb, layout, start, start, sb->stmts_used - 1, spin);
+    /* A pause ends the block: the whole block is taken as the loop, or
+     * what comes after the pause leads back into it. */
+    if (sb->jumpkind == Ijk_Yield) {
+        judge_loop(sb, layout, start, start, sb->stmts_used - 1, NULL, spin);
+        if (sb->next->tag == Iex_Const && const_target(sb->next->Iex.Const.con, &target))
+            judge_way_back(sb, layout, start, sb->stmts_used - 1, target, True, spin);
+    }
 }

@@ -46,14 +46,17 @@
  * be cut before the loop: VEX has already removed register writes that
  * later writes in the block made dead.)
  *
- * A loop through a call of a function that only waits (`while (!flag)
- * sched_yield();`, usleep, nanosleep...): the call ends the block, so
- * the rest of the loop is decoded from the machine code (rp_waitcall.h):
- * a branch of the block to a wait stub whose call returns to the loop's
- * head (or to compares and a jump back to it), or a block that ends in
- * such a call itself.  The loop in the block is judged as above.  gcc's
- * copy of the check before a rotated loop counts when the code the call
- * returns to polls the same operand.
+ * A loop whose way back leaves the block (a call of a function that only
+ * waits: `while (!flag) sched_yield();`, usleep, nanosleep...; a pause
+ * and a counter: libstdc++'s atomic wait): the rest of the loop is
+ * decoded from the machine code (rp_waitcall.h), every path from the
+ * block's branch followed until it comes back into the block (or to
+ * another copy of the check) or leaves the loop.  The paths that come
+ * back must wait on the way (pause, or a call of a waiting function) and
+ * store only into the frame; the registers they write count as written
+ * by the loop, unless every one of them reloads the register from a
+ * frame slot the loop never stores (the same value every time round).
+ * The loop in the block is then judged as above.
  *
  * Not recognised: loops that call other functions, loops longer than a
  * superblock, and loops that store.  See docs/manual.md, "Spin loops".

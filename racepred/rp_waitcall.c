@@ -1,4 +1,5 @@
-/* rp_waitcall.c — calls with which a thread waits; see rp_waitcall.h. */
+/* rp_waitcall.c — the way back of a polling loop that waits; see
+ * rp_waitcall.h. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"
 
@@ -6,9 +7,9 @@
 #include "rp_waitcall.h"
 #include "rp_x86.h"
 
-/* Instructions decoded before the call, or before the jump back. */
-#define MAX_STUB_INSNS 8
-#define MAX_COMPARES 4
+/* Instructions on one path, and decoded in all. */
+#define MAX_PATH 24
+#define MAX_WALK 96
 
 /* Functions that only wait, as named without leading underscores. */
 static const HChar *const wait_functions[] = {
@@ -93,52 +94,6 @@ static Bool stub_instruction(const rp_x86_insn *d)
            || (constant_operand(d) && only_reads(d));
 }
 
-/* Registers a call may change: rax, rcx, rdx, rsi, rdi, r8-r11. */
-#define CALLER_SAVED 0x0FC7u
-
-/* The registers an instruction may write (bit n: register n), a superset:
- * the ModRM reg field, and rm when it is a register. */
-static UInt written_registers(const rp_x86_insn *d)
-{
-    UInt op = d->opcode;
-
-    if (op >= 0xB0 && op <= 0xBF)
-        return 1u << ((op & 7) | (d->rex & 1) << 3);
-    if (op >= 0x90 && op <= 0x99)
-        return 1u | 1u << 2 | 1u << ((op & 7) | (d->rex & 1) << 3);
-    if (!d->has_modrm)
-        return 0;
-    return 1u << d->reg | (d->mod == 3 ? 1u << d->rm : 0);
-}
-
-Bool rp_waitcall_stub(Addr addr, rp_wait_stub *stub)
-{
-    rp_x86_insn d;
-    UInt n;
-
-    stub->start = addr;
-    stub->clobbered = CALLER_SAVED;
-    for (n = 0; n < MAX_STUB_INSNS; n++, addr += d.len) {
-        if (!rp_x86_decode(addr, &d))
-            return False;
-        if (d.opcode == 0xE8) {
-            stub->call = addr;
-            stub->resume = addr + d.len;
-            return rp_waitcall_is_wait(d.target);
-        }
-        if (!stub_instruction(&d))
-            return False;
-        stub->clobbered |= written_registers(&d);
-    }
-    return False;
-}
-
-static Bool is_direct_jump(const rp_x86_insn *d)
-{
-    return d->opcode == 0xE9 || d->opcode == 0xEB || (d->opcode >= 0x70 && d->opcode <= 0x7F)
-           || (d->opcode >= 0x0F80 && d->opcode <= 0x0F8F);
-}
-
 /* A compare or test: it writes only flags, wherever it reads (the call's
  * result, errno). */
 static Bool compares(const rp_x86_insn *d)
@@ -150,56 +105,174 @@ static Bool compares(const rp_x86_insn *d)
            || ((op == 0xF6 || op == 0xF7) && (d->reg & 7) == 0);
 }
 
-Bool rp_waitcall_jump_after(Addr resume, Addr *to)
+/* Registers a call may change: rax, rcx, rdx, rsi, rdi, r8-r11. */
+#define CALLER_SAVED 0x0FC7u
+
+/* The registers an instruction may write (bit n: register n), a superset:
+ * the ModRM reg field, and rm when it is a register. */
+static UInt written_registers(const rp_x86_insn *d)
+{
+    UInt op = d->opcode;
+
+    if (op >= 0xB0 && op <= 0xBF)
+        return 1u << ((op & 7) | (d->rex & 1) << 3);
+    if (op == 0x90 && !(d->rex & 1))
+        return 0;   /* nop */
+    if (op >= 0x90 && op <= 0x97)
+        return 1u | 1u << ((op & 7) | (d->rex & 1) << 3);
+    if (op == 0x98 || op == 0x99)
+        return op == 0x98 ? 1u : 1u << 2;
+    if (!d->has_modrm || compares(d))
+        return 0;
+    return 1u << d->reg | (d->mod == 3 ? 1u << d->rm : 0);
+}
+
+static Bool is_pause(const rp_x86_insn *d)
+{
+    return d->opcode == 0x90 && d->rep == 0xF3;
+}
+
+static Bool is_conditional_jump(const rp_x86_insn *d)
+{
+    return (d->opcode >= 0x70 && d->opcode <= 0x7F) || (d->opcode >= 0x0F80 && d->opcode <= 0x0F8F);
+}
+
+/* What one path has done so far. */
+typedef struct path {
+    UInt clobbered;
+    Long reload[16];
+    Bool waited;
+    Bool rsp_moved;
+} path;
+
+typedef struct walker {
+    rp_head_fn head_of;
+    void *ctx;
+    rp_way_back *way;
+    UInt decoded, arrivals;
+    Bool failed;
+} walker;
+
+static void note_frame_store(walker *w, const path *p, const rp_x86_insn *d)
+{
+    rp_way_back *way = w->way;
+    Int i;
+
+    if (d->base == RP_X86_RSP && p->rsp_moved) {
+        w->failed = True;   /* a slot of a moved stack pointer: not followed */
+        return;
+    }
+    for (i = 0; i < way->n_stores; i++)
+        if (way->store_base[i] == d->base && way->store_disp[i] == d->disp)
+            return;
+    if (way->n_stores == RP_WAY_BACK_STORES) {
+        w->failed = True;
+        return;
+    }
+    way->store_base[way->n_stores] = d->base;
+    way->store_disp[way->n_stores++] = d->disp;
+}
+
+/* The effects of a stub instruction on the path's registers, and on the
+ * frame (every memory operand it may write is a frame slot). */
+static void note_instruction(walker *w, path *p, const rp_x86_insn *d)
+{
+    UInt regs = written_registers(d);
+    Int r;
+
+    if (d->mem && frame_operand(d) && !only_reads(d) && d->opcode != 0x8D && d->opcode != 0x0F1F)
+        note_frame_store(w, p, d);
+    for (r = 0; r < 16; r++)
+        if (regs & 1u << r)
+            p->reload[r] = RP_WAY_BACK_NO_RELOAD;
+    p->clobbered |= regs;
+    if (regs & 1u << RP_X86_RSP)
+        p->rsp_moved = True;
+    /* mov disp(%rsp), r64 */
+    if (d->opcode == 0x8B && (d->rex & 8) && d->mem && d->base == RP_X86_RSP
+        && d->index == RP_X86_NONE && !p->rsp_moved)
+        p->reload[d->reg] = d->disp;
+}
+
+static void arrive(walker *w, Int head, const path *p)
+{
+    rp_way_back *way = w->way;
+    Int r;
+
+    if (!p->waited) {
+        w->failed = True;
+        return;
+    }
+    if (w->arrivals == 0 || head < way->head)
+        way->head = head;
+    way->clobbered |= p->clobbered;
+    for (r = 0; r < 16; r++)
+        if (w->arrivals == 0)
+            way->reload[r] = p->reload[r];
+        else if (way->reload[r] != p->reload[r])
+            way->reload[r] = RP_WAY_BACK_NO_RELOAD;
+    w->arrivals++;
+}
+
+/* Follows one path from `a`; a conditional jump follows its target
+ * first, then goes on. */
+static void walk(walker *w, Addr a, path p, UInt length)
 {
     rp_x86_insn d;
-    UInt n;
+    Int head, r;
 
-    for (n = 0; n < MAX_COMPARES; n++, resume += d.len) {
-        if (!rp_x86_decode(resume, &d))
-            return False;
-        if (is_direct_jump(&d)) {
-            *to = d.target;
-            return True;
+    for (; !w->failed; length++) {
+        if ((head = w->head_of(w->ctx, a)) >= 0) {
+            arrive(w, head, &p);
+            return;
         }
-        if (!compares(&d) && !(computes(&d) && !d.mem))
-            return False;
+        if (length == MAX_PATH || ++w->decoded > MAX_WALK || !rp_x86_decode(a, &d)) {
+            w->failed = True;
+            return;
+        }
+        if (is_pause(&d)) {
+            p.waited = True;
+        } else if (d.opcode == 0xE8) {
+            if (!rp_waitcall_is_wait(d.target))
+                return;   /* leaves the loop: another function */
+            p.waited = True;
+            p.clobbered |= CALLER_SAVED;
+            for (r = 0; r < 16; r++)
+                if (CALLER_SAVED & 1u << r)
+                    p.reload[r] = RP_WAY_BACK_NO_RELOAD;
+        } else if (d.opcode == 0xE9 || d.opcode == 0xEB) {
+            a = d.target;
+            continue;
+        } else if (is_conditional_jump(&d)) {
+            walk(w, d.target, p, length + 1);
+        } else if (compares(&d)) {
+            /* flags only */
+        } else if (stub_instruction(&d)) {
+            note_instruction(w, &p, &d);
+        } else {
+            return;   /* leaves the loop: a store, a return, an indirect jump... */
+        }
+        a += d.len;
     }
-    return False;
 }
 
-static Bool same_operand(const rp_x86_insn *a, const rp_x86_insn *b)
+Bool rp_waitcall_way_back(Addr from, Bool waited, rp_head_fn head_of, void *ctx,
+                          rp_way_back *way)
 {
-    if (a->rip_relative || b->rip_relative)
-        return a->rip_relative && b->rip_relative && a->target == b->target;
-    return a->base == b->base && a->index == b->index && a->scale == b->scale
-           && a->disp == b->disp;
-}
+    walker w;
+    path p;
+    Int r;
 
-static Bool uses_register(Int r, UInt set)
-{
-    return r != RP_X86_NONE && (set & 1u << r);
-}
-
-Bool rp_waitcall_polls_again(const rp_wait_stub *stub, const rp_x86_insn *load)
-{
-    rp_x86_insn d;
-    Addr at = stub->resume;
-    UInt n;
-
-    if (!load->mem || uses_register(load->base, stub->clobbered)
-        || uses_register(load->index, stub->clobbered) || !rp_x86_decode(at, &d)
-        || !d.mem || !same_operand(&d, load) || d.opcode != load->opcode)
-        return False;
-    for (n = 0; n < MAX_COMPARES; n++) {
-        at += d.len;
-        if (!rp_x86_decode(at, &d))
-            return False;
-        if (is_direct_jump(&d))
-            return d.opcode != 0xE9 && d.opcode != 0xEB && d.target >= stub->start
-                   && d.target <= stub->call;
-        if (!compares(&d) && !(computes(&d) && !d.mem))
-            return False;
-    }
-    return False;
+    VG_(memset)(way, 0, sizeof *way);
+    VG_(memset)(&p, 0, sizeof p);
+    for (r = 0; r < 16; r++)
+        p.reload[r] = RP_WAY_BACK_NO_RELOAD;
+    p.waited = waited;
+    w.head_of = head_of;
+    w.ctx = ctx;
+    w.way = way;
+    w.decoded = w.arrivals = 0;
+    w.failed = False;
+    walk(&w, from, p, 0);
+    return !w.failed && w.arrivals > 0;
 }

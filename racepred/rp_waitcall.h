@@ -1,20 +1,32 @@
-/* rp_waitcall.h — calls with which a thread waits: the machine-code side
- * of the spin-loop rule for loops that yield or sleep (rp_spin.h).
+/* rp_waitcall.h — the way back of a polling loop that waits: the
+ * machine-code side of the spin-loop rule for loops whose back edge
+ * leaves the check's superblock (rp_spin.h).
  *
  *     while (!atomic_load_explicit(&ready, memory_order_acquire))
  *         sched_yield();            (or usleep(100), nanosleep(&ts, 0),
  *                                    std::this_thread::sleep_for(1ms))
  *
- * compiles to a check in one superblock and, in another, a short stub:
- * argument set-up, the call, and after it a jump back to the check (or
- * the call returns right to it).  The stub is not in the check's block,
- * so it is decoded from the client's code (rp_x86.h): it may move
- * registers and constants, read constants and read and write its own
- * stack frame (a struct timespec), and nothing else; the callee, named
- * through the PLT (rp_callee.h), must be one of the functions that only
- * wait: sched_yield, pthread_yield, thrd_yield, usleep, nanosleep,
- * clock_nanosleep, thrd_sleep, sleep and libstdc++'s
- * std::this_thread::__sleep_for.
+ *     for (i = 0; i < 16; i++) {   (libstdc++'s std::atomic<T>::wait)
+ *         if (value != old) return;
+ *         if (i < 12) pause; else sched_yield();
+ *     }
+ *
+ * compile to a check in one superblock and, elsewhere, the rest of the
+ * loop: argument set-up and a call, a pause, a counter, compares and
+ * jumps back.  That code is not in the check's block, so it is decoded
+ * from the client's code (rp_x86.h), following every path from the
+ * check's branch, conditional jumps both ways, until the path comes back
+ * to the block (or to another copy of the block's check: compilers poll
+ * once before a loop they rotate) or leaves the loop.  A path comes back
+ * only through instructions that move registers and constants, read
+ * constants, compare, read and write the stack frame (a struct timespec),
+ * pause, or call a function that only waits (sched_yield, pthread_yield,
+ * thrd_yield, usleep, nanosleep, clock_nanosleep, thrd_sleep, sleep and
+ * libstdc++'s std::this_thread::__sleep_for, named through the PLT:
+ * rp_callee.h), and it must pause or call one of those on the way: a
+ * loop that comes back without waiting is left to the block-local rule.
+ * Anything else (a store, another call, a return, an indirect jump)
+ * ends the path as a way out of the loop.
  */
 #ifndef RP_WAITCALL_H
 #define RP_WAITCALL_H
@@ -23,30 +35,37 @@
 
 #include "rp_x86.h"
 
+/* No reload (rp_way_back.reload). */
+#define RP_WAY_BACK_NO_RELOAD ((Long)0x7FFFFFFFFFFFFFFFLL)
+#define RP_WAY_BACK_STORES 8
+
+/* Where the ways back go and what they do on the way. */
+typedef struct rp_way_back {
+    Int head;                 /* what the head_of callback said, the smallest */
+    UInt clobbered;           /* registers a way back may change (bit n: register n) */
+    /* The frame slot (displacement from RSP) every way back loads a
+     * register from last, RP_WAY_BACK_NO_RELOAD if not: the register is
+     * the same every time round if the slot is. */
+    Long reload[16];
+    /* Frame slots the ways back store (register RSP or RBP, displacement). */
+    Int n_stores;
+    Int store_base[RP_WAY_BACK_STORES];
+    Long store_disp[RP_WAY_BACK_STORES];
+} rp_way_back;
+
+/* Whether a path that reached client address `a` has come back: a
+ * non-negative number naming where (the smaller, the earlier), else -1. */
+typedef Int (*rp_head_fn)(void *ctx, Addr a);
+
+/* Follows the loop's way back from `from` (the check's branch target, or
+ * where a call of a waiting function at the end of the block returns, then
+ * `waited` is True).  True when some path comes back, every path that
+ * comes back waited, and no path could be followed through its whole
+ * length without coming back or leaving. */
+Bool rp_waitcall_way_back(Addr from, Bool waited, rp_head_fn head_of, void *ctx,
+                          rp_way_back *way);
+
 /* Whether a direct call of `target` calls a function that only waits. */
 Bool rp_waitcall_is_wait(Addr target);
-
-/* A wait stub: up to a few instructions that touch no memory but the
- * stack frame and constants, then a direct call of a waiting function. */
-typedef struct rp_wait_stub {
-    Addr start, call;         /* its first instruction, its call */
-    Addr resume;              /* where the call returns */
-    UInt clobbered;           /* registers the stub or the call may change (bit n: n) */
-} rp_wait_stub;
-
-/* Whether the code at `addr` is a wait stub (filled in). */
-Bool rp_waitcall_stub(Addr addr, rp_wait_stub *stub);
-
-/* Where the code at `resume` jumps, after at most a few compares and
- * tests: the target of a jump or of a conditional jump; False if it
- * does anything else first. */
-Bool rp_waitcall_jump_after(Addr resume, Addr *to);
-
-/* Whether `load`, an instruction with a memory operand before the stub
- * (the loop's first check, which compilers put before a loop they
- * rotate), polls what the loop polls: the code the call returns to
- * reads the same memory operand, its registers unchanged by the stub and
- * the call, compares and jumps back into the stub. */
-Bool rp_waitcall_polls_again(const rp_wait_stub *stub, const rp_x86_insn *load);
 
 #endif

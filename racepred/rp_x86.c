@@ -208,3 +208,13 @@ Bool rp_x86_decode(Addr addr, rp_x86_insn *d)
         d->target = addr + i + d->imm;
     return True;
 }
+
+Bool rp_x86_same_operand(const rp_x86_insn *a, const rp_x86_insn *b)
+{
+    if (!a->mem || !b->mem)
+        return False;
+    if (a->rip_relative || b->rip_relative)
+        return a->rip_relative && b->rip_relative && a->target == b->target;
+    return a->base == b->base && a->index == b->index && a->scale == b->scale
+           && a->disp == b->disp;
+}

@@ -40,6 +40,11 @@ typedef struct rp_x86_insn {
  * not executable client memory or the instruction is not one decoded. */
 Bool rp_x86_decode(Addr addr, rp_x86_insn *insn);
 
+/* Whether two decoded instructions' memory operands name the same
+ * address (the same registers, scale and displacement, or the same
+ * RIP-relative target). */
+Bool rp_x86_same_operand(const rp_x86_insn *a, const rp_x86_insn *b);
+
 /* Register numbers of the stack and frame pointers. */
 #define RP_X86_RSP 4
 #define RP_X86_RBP 5

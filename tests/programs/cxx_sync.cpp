@@ -1,10 +1,16 @@
 // The C++ standard library's synchronisation, each handing data written
 // before it to another thread: std::promise/std::future, std::async,
 // std::latch, std::counting_semaphore, std::shared_mutex,
-// std::condition_variable, std::call_once and std::jthread's stop token
-// (polled with std::this_thread::yield).  Race-free; built -O2, as users
-// build, so that libstdc++'s inline code is compiled into the program.
+// std::condition_variable, std::call_once, std::jthread's stop token
+// (polled with std::this_thread::yield), std::atomic<T>::wait with the
+// value stored before the wait and after it, and std::barrier over three
+// phases.  Race-free; built -O2, as users build, so that libstdc++'s
+// inline code is compiled into the program (atomic waits poll with a
+// bounded spin of pauses, then sched_yield, then a futex wait:
+// rp_waitcall.h).
 #include <condition_variable>
+#include <barrier>
+#include <chrono>
 #include <cstdio>
 #include <future>
 #include <latch>
@@ -14,7 +20,7 @@
 #include <stop_token>
 #include <thread>
 
-static int data[8];
+static int data[12];
 
 static int promise_future()
 {
@@ -52,18 +58,20 @@ static int semaphore_release()
     return sum;
 }
 
+// What the reader sees depends on the schedule; only the last value is
+// printed.
 static int shared_mutex_readers()
 {
     std::shared_mutex guard;
     std::thread writer([&] { std::unique_lock lock(guard); data[4] += 7; });
-    int sum;
     {
         std::shared_lock lock(guard);
-        sum = data[4];
+        volatile int seen = data[4];
+        (void)seen;
     }
     writer.join();
     std::shared_lock lock(guard);
-    return sum + data[4];
+    return data[4];
 }
 
 static int condition_variable_handoff()
@@ -106,6 +114,49 @@ static int jthread_stop()
     return data[7];
 }
 
+// The value is there before the wait (late) or comes after it (early).
+static int atomic_wait(bool late, int slot)
+{
+    std::atomic<int> ready{0};
+    std::thread t([&] {
+        if (!late)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        data[slot] = 11;
+        ready.store(1, std::memory_order_release);
+        ready.notify_one();
+    });
+    if (late)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ready.wait(0, std::memory_order_acquire);
+    int sum = data[slot];
+    t.join();
+    return sum;
+}
+
+// Two threads swap halves of data[10..11] across three phases.
+static int barrier_phases()
+{
+    std::barrier phase(2);
+    int seen = 0;
+    std::thread t([&] {
+        for (int i = 0; i < 3; i++) {
+            data[10] = i;
+            phase.arrive_and_wait();
+            seen += data[11];
+            phase.arrive_and_wait();
+        }
+    });
+    int mine = 0;
+    for (int i = 0; i < 3; i++) {
+        data[11] = 10 * i;
+        phase.arrive_and_wait();
+        mine += data[10];
+        phase.arrive_and_wait();
+    }
+    t.join();
+    return mine + seen;
+}
+
 int main()
 {
     std::printf("promise_future %d\n", promise_future());
@@ -116,5 +167,8 @@ int main()
     std::printf("condition_variable_handoff %d\n", condition_variable_handoff());
     std::printf("call_once_init %d\n", call_once_init());
     std::printf("jthread_stop %d\n", jthread_stop());
+    std::printf("atomic_wait_late %d\n", atomic_wait(true, 8));
+    std::printf("atomic_wait_early %d\n", atomic_wait(false, 9));
+    std::printf("barrier_phases %d\n", barrier_phases());
     return 0;
 }

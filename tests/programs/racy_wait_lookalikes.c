@@ -6,8 +6,11 @@
  *                  polls in a global (a loop that stores could be
  *                  waiting for itself);
  *   poll_then_work after sched_yield returns, the loop calls a function
- *                  of the program before it polls again.
- * All -O2, each on its own flag.  The other thread writes the flags
+ *                  of the program before it polls again;
+ *   poll_then_count after sched_yield returns, the loop counts in a global;
+ *   count_flag     a counted loop (-O0) that tests a flag each time round
+ *                  and comes back without waiting: no wait loop.
+ * All but count_flag -O2, each on its own flag.  The other thread writes the flags
  * first and then writes a byte into a pipe that main reads before its
  * loops: run with --fd-sync=no, so that the order is the same in every
  * run and invisible to the detectors (each loop's first poll reads the
@@ -17,8 +20,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static int stop1, stop2, stop3;
-static long polls;
+static int stop1, stop2, stop3, stop4, stop5;
+static long polls, polls2;
 static int order[2];
 
 static void *writer(void *arg)
@@ -26,6 +29,8 @@ static void *writer(void *arg)
     stop1 = 1;
     stop2 = 1;
     stop3 = 1;
+    stop4 = 1;
+    stop5 = 1;
     if (write(order[1], "x", 1) != 1)
         perror("write");
     return arg;
@@ -58,6 +63,24 @@ __attribute__((optimize("O2"), noinline)) static void poll_then_work(void)
     }
 }
 
+__attribute__((optimize("O2"), noinline)) static void poll_then_count(void)
+{
+    while (!__atomic_load_n(&stop4, __ATOMIC_ACQUIRE)) {
+        sched_yield();
+        polls2++;
+    }
+}
+
+static int count_flag(void)
+{
+    int i, seen = 0;
+
+    for (i = 0; i < 100; i++)
+        if (__atomic_load_n(&stop5, __ATOMIC_ACQUIRE))
+            seen++;
+    return seen;
+}
+
 int main(void)
 {
     pthread_t t;
@@ -71,7 +94,9 @@ int main(void)
     poll_working();
     poll_counting();
     poll_then_work();
+    poll_then_count();
+    printf("seen %d\n", count_flag());
     pthread_join(t, NULL);
-    printf("polls %ld\n", polls);
+    printf("polls %ld %ld\n", polls, polls2);
     return 0;
 }

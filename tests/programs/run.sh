@@ -210,12 +210,12 @@ else
 fi
 
 # Loops that yield or sleep between polls (rp_waitcall.h): spin_wait_flag's
-# eight flags; with --spin-loops=no they and their data are races.
+# nine flags; with --spin-loops=no they and their data are races.
 run_tool -v "$progs/spin_wait_flag"
-if grep -q 'racepred: 8 variables polled by spin loops made synchronisation' "$tmp/err"; then
-    pass "spin_wait_flag: its 8 flags polled around waits are synchronisation"
+if grep -q 'racepred: 9 variables polled by spin loops made synchronisation' "$tmp/err"; then
+    pass "spin_wait_flag: its 9 flags polled around waits are synchronisation"
 else
-    fail "spin_wait_flag: -v does not count 8 polled flags"
+    fail "spin_wait_flag: -v does not count 9 polled flags"
     grep 'spin loops' "$tmp/err"
 fi
 run_tool -q --spin-loops=no --error-exitcode=42 "$progs/spin_wait_flag"

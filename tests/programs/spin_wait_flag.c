@@ -14,6 +14,9 @@
  *                   the check, which is all that runs;
  *   pointer_late_o2 the flag set first, polled through a pointer
  *                   argument (kept in a register the call preserves);
+ *   bounded_late    -O2, the flag set first, polled by a bounded spin
+ *                   (pause twelve times, then sched_yield, then give up:
+ *                   libstdc++'s atomic wait), retried with usleep;
  *   handover        main hands a variable of its stack to a worker by
  *                   publishing its address in a pointer, then waits for
  *                   the worker to clear the pointer; the worker, which
@@ -29,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CASES 7
+#define CASES 8
 
 static int data[CASES][4];
 static int flags[CASES];
@@ -106,9 +109,31 @@ static void pointer_late_o2(void)
     wait_pointer_o2(&flags[6]);
 }
 
+__attribute__((optimize("O2"), noinline)) static int bounded_poll(const int *flag)
+{
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+            return 1;
+        if (i < 12)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
+    return 0;
+}
+
+static void bounded_late(void)
+{
+    usleep(200 * 1000);
+    while (!bounded_poll(&flags[7]))
+        usleep(1000);
+}
+
 static void (*const waits[CASES])(void) = {
     yield_loop, usleep_loop, nanosleep_loop, yield_late, thrd_yield_loop,
-    yield_late_o2, pointer_late_o2,
+    yield_late_o2, pointer_late_o2, bounded_late,
 };
 
 static void *waiter(void *arg)
@@ -166,7 +191,7 @@ int main(void)
 {
     static const char *const names[CASES] = {
         "yield_loop", "usleep_loop", "nanosleep_loop", "yield_late", "thrd_yield_loop",
-        "yield_late_o2", "pointer_late_o2",
+        "yield_late_o2", "pointer_late_o2", "bounded_late",
     };
     int i;
 
