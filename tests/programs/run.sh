@@ -192,38 +192,29 @@ else
     fail "fd_handoff: --fd-sync=no reported $n races, expected 3"
 fi
 
-# Spin loops make their flags synchronisation (rp_spin.h): spin_flag's four
-# flags, each polled by its loop (-v counts them); with --spin-loops=no
-# its flags and the data they publish are races.
-run_tool -v "$progs/spin_flag"
-if grep -q 'racepred: 4 variables polled by spin loops made synchronisation' "$tmp/err"; then
-    pass "spin_flag: its 4 polled flags are synchronisation"
-else
-    fail "spin_flag: -v does not count 4 polled flags"
-    grep 'spin loops' "$tmp/err"
-fi
-run_tool -q --spin-loops=no --error-exitcode=42 "$progs/spin_flag"
-if [ "$rc" -eq 42 ] && grep -q 'data symbol "ready1"' "$tmp/err" && grep -q 'data symbol "data"' "$tmp/err"; then
-    pass "spin_flag: --spin-loops=no reports the flags and the data"
-else
-    fail "spin_flag: --spin-loops=no: exit code $rc"
-fi
-
-# Loops that yield or sleep between polls (rp_waitcall.h): spin_wait_flag's
-# nine flags; with --spin-loops=no they and their data are races.
-run_tool -v "$progs/spin_wait_flag"
-if grep -q 'racepred: 9 variables polled by spin loops made synchronisation' "$tmp/err"; then
-    pass "spin_wait_flag: its 9 flags polled around waits are synchronisation"
-else
-    fail "spin_wait_flag: -v does not count 9 polled flags"
-    grep 'spin loops' "$tmp/err"
-fi
-run_tool -q --spin-loops=no --error-exitcode=42 "$progs/spin_wait_flag"
-if [ "$rc" -eq 42 ] && grep -q 'data symbol "flags"' "$tmp/err" && grep -q 'data symbol "data"' "$tmp/err"; then
-    pass "spin_wait_flag: --spin-loops=no reports the flags and the data"
-else
-    fail "spin_wait_flag: --spin-loops=no: exit code $rc"
-fi
+# Spin loops make their flags synchronisation (rp_spin.h): each flag of
+# the program is polled by a loop (-v counts them); with --spin-loops=no
+# the flags (data symbol FLAG) and the data they publish are races.
+check_spin_flags() {
+    prog=$1 count=$2 flag=$3
+    run_tool -v "$progs/$prog"
+    if grep -q "racepred: $count variables polled by spin loops made synchronisation" "$tmp/err"; then
+        pass "$prog: its $count polled flags are synchronisation"
+    else
+        fail "$prog: -v does not count $count polled flags"
+        grep 'spin loops' "$tmp/err"
+    fi
+    run_tool -q --spin-loops=no --error-exitcode=42 "$progs/$prog"
+    if [ "$rc" -eq 42 ] && grep -q "data symbol \"$flag\"" "$tmp/err" && grep -q 'data symbol "data"' "$tmp/err"; then
+        pass "$prog: --spin-loops=no reports the flags and the data"
+    else
+        fail "$prog: --spin-loops=no: exit code $rc"
+    fi
+}
+check_spin_flags spin_flag 4 ready1
+# Loops that yield, sleep or pause on a way back outside the check's block
+# (rp_waitcall.h).
+check_spin_flags spin_wait_flag 9 flags
 
 # A free is a write of its block unless --free-is-write=no (rp_heap.h):
 # then racy_free's only race is gone.
