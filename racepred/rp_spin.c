@@ -637,6 +637,25 @@ static Int loop_head(const IRSB *sb, Int start, Int at, Addr target)
     return head;
 }
 
+/* The block's instructions that access memory, decoded once per block
+ * (rp_spin_find) for head_of: statement indices and instructions. */
+#define MAX_ACCESS_MARKS 256
+static Int access_mark_at[MAX_ACCESS_MARKS];
+static rp_x86_insn access_mark[MAX_ACCESS_MARKS];
+static Int n_access_marks;
+
+static void decode_access_marks(const IRSB *sb, Int start)
+{
+    Int i;
+
+    n_access_marks = 0;
+    for (i = start; i < sb->stmts_used && n_access_marks < MAX_ACCESS_MARKS; i++)
+        if (sb->stmts[i]->tag == Ist_IMark
+            && rp_x86_decode((Addr)sb->stmts[i]->Ist.IMark.addr, &access_mark[n_access_marks])
+            && access_mark[n_access_marks].mem)
+            access_mark_at[n_access_marks++] = i;
+}
+
 /* The statements of a block up to a branch, for rp_waitcall_way_back. */
 typedef struct block_part {
     const IRSB *sb;
@@ -649,16 +668,14 @@ typedef struct block_part {
 static Int head_of(void *ctx, Addr a)
 {
     const block_part *b = ctx;
-    rp_x86_insn d, other;
+    rp_x86_insn d;
     Int head = imark_index(b->sb, b->start, b->at, a), i;
 
     if (head >= 0 || !rp_x86_decode(a, &d) || !d.mem)
         return head;
-    for (i = b->start; i <= b->at; i++)
-        if (b->sb->stmts[i]->tag == Ist_IMark
-            && rp_x86_decode((Addr)b->sb->stmts[i]->Ist.IMark.addr, &other)
-            && other.opcode == d.opcode && rp_x86_same_operand(&d, &other))
-            return i;
+    for (i = 0; i < n_access_marks && access_mark_at[i] <= b->at; i++)
+        if (access_mark[i].opcode == d.opcode && rp_x86_same_operand(&d, &access_mark[i]))
+            return access_mark_at[i];
     return -1;
 }
 
@@ -703,6 +720,7 @@ void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
         ;
     if (start == sb->stmts_used || layout->total_sizeB > STATE_BYTES)
         return;
+    decode_access_marks(sb, start);
     /* A branch back to an instruction of the block closes a loop. */
     for (i = start; i < sb->stmts_used; i++) {
         const IRStmt *st = sb->stmts[i];

@@ -85,8 +85,9 @@ static Bool only_reads(const rp_x86_insn *d)
            || op == 0x0F6E || op == 0x0F6F || (op == 0x0F7E && d->rep == 0xF3);
 }
 
-/* An instruction a wait stub may run before its call. */
-static Bool stub_instruction(const rp_x86_insn *d)
+/* An instruction a way back may run: it touches no memory but the stack
+ * frame and constants. */
+static Bool way_back_instruction(const rp_x86_insn *d)
 {
     if (!computes(d))
         return False;
@@ -173,8 +174,8 @@ static void note_frame_store(walker *w, const path *p, const rp_x86_insn *d)
     way->store_disp[way->n_stores++] = d->disp;
 }
 
-/* The effects of a stub instruction on the path's registers, and on the
- * frame (every memory operand it may write is a frame slot). */
+/* The effects of a way-back instruction on the path's registers, and on
+ * the frame (every memory operand it may write is a frame slot). */
 static void note_instruction(walker *w, path *p, const rp_x86_insn *d)
 {
     UInt regs = written_registers(d);
@@ -247,7 +248,7 @@ static void walk(walker *w, Addr a, path p, UInt length)
             walk(w, d.target, p, length + 1);
         } else if (compares(&d)) {
             /* flags only */
-        } else if (stub_instruction(&d)) {
+        } else if (way_back_instruction(&d)) {
             note_instruction(w, &p, &d);
         } else {
             return;   /* leaves the loop: a store, a return, an indirect jump... */
