@@ -58,8 +58,9 @@
  * frame slot the loop never stores (the same value every time round).
  * The loop in the block is then judged as above.
  *
- * Not recognised: loops that call other functions, loops longer than a
- * superblock, and loops that store.  See docs/manual.md, "Spin loops".
+ * Not recognised: loops that call other functions, loops that store,
+ * loops that come back without waiting through code outside the check's
+ * block.  See docs/manual.md, "Spin loops".
  */
 #ifndef RP_SPIN_H
 #define RP_SPIN_H
