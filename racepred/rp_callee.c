@@ -7,7 +7,7 @@
 #include "pub_tool_vki.h"
 
 #include "rp_callee.h"
-#include "rp_x86.h"
+#include "rp_code.h"
 
 /* ELF dynamic tags and the x86-64 PLT relocation type. */
 #define DT_NULL 0
@@ -39,10 +39,10 @@ static Bool read_word(Addr a, ULong *value)
 /* The instruction at a, after an endbr64 if there is one. */
 static Bool decode_past_endbr(Addr a, rp_x86_insn *d)
 {
-    if (!rp_x86_decode(a, d))
+    if (!rp_code_decode(a, d))
         return False;
     if (d->opcode == 0x0F1E && d->rep == 0xF3)
-        return rp_x86_decode(a + d->len, d);
+        return rp_code_decode(a + d->len, d);
     return True;
 }
 

@@ -8,7 +8,7 @@
 
 #include "rp_spin.h"
 #include "rp_waitcall.h"
-#include "rp_x86.h"
+#include "rp_code.h"
 
 /* Guest-state bytes tracked (amd64's state is well under this); a larger
  * state is not analysed. */
@@ -467,7 +467,7 @@ static Bool address_registers(Addr insn, Int *base, Int *index)
 {
     rp_x86_insn d;
 
-    if (!rp_x86_decode(insn, &d) || !d.mem)
+    if (!rp_code_decode(insn, &d) || !d.mem)
         return False;
     *base = d.base == RP_X86_NONE ? -1 : GPR_OFFSET(d.base);
     *index = d.index == RP_X86_NONE ? -1 : GPR_OFFSET(d.index);
@@ -480,7 +480,7 @@ static Bool instruction_constant(Addr insn, ULong *value)
 {
     rp_x86_insn d;
 
-    if (!rp_x86_decode(insn, &d))
+    if (!rp_code_decode(insn, &d))
         return False;
     if (d.opcode >= 0xB8 && d.opcode <= 0xBF)
         *value = d.imm_size == 8 ? (ULong)d.imm : (ULong)(UInt)d.imm;
@@ -651,7 +651,7 @@ static void decode_access_marks(const IRSB *sb, Int start)
     n_access_marks = 0;
     for (i = start; i < sb->stmts_used && n_access_marks < MAX_ACCESS_MARKS; i++)
         if (sb->stmts[i]->tag == Ist_IMark
-            && rp_x86_decode((Addr)sb->stmts[i]->Ist.IMark.addr, &access_mark[n_access_marks])
+            && rp_code_decode((Addr)sb->stmts[i]->Ist.IMark.addr, &access_mark[n_access_marks])
             && access_mark[n_access_marks].mem)
             access_mark_at[n_access_marks++] = i;
 }
@@ -671,7 +671,7 @@ static Int head_of(void *ctx, Addr a)
     rp_x86_insn d;
     Int head = imark_index(b->sb, b->start, b->at, a), i;
 
-    if (head >= 0 || !rp_x86_decode(a, &d) || !d.mem)
+    if (head >= 0 || !rp_code_decode(a, &d) || !d.mem)
         return head;
     for (i = 0; i < n_access_marks && access_mark_at[i] <= b->at; i++)
         if (access_mark[i].opcode == d.opcode && rp_x86_same_operand(&d, &access_mark[i]))

@@ -5,7 +5,7 @@
 
 #include "rp_callee.h"
 #include "rp_waitcall.h"
-#include "rp_x86.h"
+#include "rp_code.h"
 
 /* Instructions on one path, and decoded in all. */
 #define MAX_PATH 24
@@ -227,7 +227,7 @@ static void walk(walker *w, Addr a, path p, UInt length)
             arrive(w, head, &p);
             return;
         }
-        if (length == MAX_PATH || ++w->decoded > MAX_WALK || !rp_x86_decode(a, &d)) {
+        if (length == MAX_PATH || ++w->decoded > MAX_WALK || !rp_code_decode(a, &d)) {
             w->failed = True;
             return;
         }

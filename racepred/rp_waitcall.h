@@ -33,7 +33,7 @@
 
 #include "pub_tool_basics.h"
 
-#include "rp_x86.h"
+#include "rp_code.h"
 
 /* No reload (rp_way_back.reload). */
 #define RP_WAY_BACK_NO_RELOAD ((Long)0x7FFFFFFFFFFFFFFFLL)

@@ -1,22 +1,15 @@
 /* rp_x86.c — decoding single amd64 instructions; see rp_x86.h. */
-#include "pub_tool_basics.h"
-#include "pub_tool_aspacemgr.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_vki.h"
-
 #include "rp_x86.h"
+#include "rp_shim.h"
 
-/* The longest amd64 instruction. */
-#define MAX_LEN 15
-
-static Bool is_prefix(UChar b)
+static bool is_prefix(uint8_t b)
 {
     return b == 0x66 || b == 0x67 || b == 0xF0 || b == 0xF2 || b == 0xF3 || b == 0x2E
            || b == 0x3E || b == 0x26 || b == 0x36 || b == 0x64 || b == 0x65;
 }
 
 /* Whether a one-byte opcode has a ModRM byte; -1 if not decoded. */
-static Int one_byte_modrm(UChar op)
+static int32_t one_byte_modrm(uint8_t op)
 {
     if (op < 0x40)
         return (op & 7) < 4 ? 1 : (op & 7) < 6 ? 0 : -1;
@@ -33,7 +26,7 @@ static Int one_byte_modrm(UChar op)
 }
 
 /* Whether a 0F-escaped opcode has a ModRM byte; -1 if not decoded. */
-static Int two_byte_modrm(UChar op)
+static int32_t two_byte_modrm(uint8_t op)
 {
     if (op == 0x05 || op == 0x0B || op == 0x31 || op == 0xA2 || (op >= 0x80 && op <= 0x8F))
         return 0;
@@ -47,9 +40,9 @@ static Int two_byte_modrm(UChar op)
 
 /* The size of the immediate (branch displacements included) of a
  * decoded opcode; `reg` is the ModRM reg field (groups 0xF6/0xF7). */
-static UInt immediate_size(const rp_x86_insn *d, Bool opsize16)
+static uint32_t immediate_size(const rp_x86_insn *d, bool opsize16)
 {
-    UInt op = d->opcode, z = opsize16 ? 2 : 4;
+    uint32_t op = d->opcode, z = opsize16 ? 2 : 4;
 
     if (op < 0x40)
         return (op & 7) == 4 ? 1 : (op & 7) == 5 ? z : 0;
@@ -73,31 +66,31 @@ static UInt immediate_size(const rp_x86_insn *d, Bool opsize16)
 
 /* The memory operand of ModRM (and SIB) at p; returns the bytes they
  * and the displacement take, 0 if the memory at p ends too soon. */
-static UInt decode_memory(const UChar *p, rp_x86_insn *d)
+static uint32_t decode_memory(const uint8_t *p, rp_x86_insn *d)
 {
-    UInt n = 1;
-    UChar sib;
+    uint32_t n = 1;
+    uint8_t sib;
 
-    d->mem = True;
-    d->base = (Int)(d->rm | (d->rex & 1) << 3);
+    d->mem = true;
+    d->base = (int32_t)(d->rm | (d->rex & 1) << 3);
     if (d->mod == 0 && d->rm == 5) {
         d->base = RP_X86_NONE;
-        d->rip_relative = True;
-        VG_(memcpy)(&d->disp, p + 1, 4);
-        d->disp = (Int)d->disp;
+        d->rip_relative = true;
+        rp_memcpy(&d->disp, p + 1, 4);
+        d->disp = (int32_t)d->disp;
         return 5;
     }
     if (d->rm == 4) {
         sib = p[n++];
-        d->base = (sib & 7) == 5 && d->mod == 0 ? RP_X86_NONE : (Int)((sib & 7) | (d->rex & 1) << 3);
-        d->index = (Int)(((sib >> 3) & 7) | (d->rex & 2) << 2);
+        d->base = (sib & 7) == 5 && d->mod == 0 ? RP_X86_NONE : (int32_t)((sib & 7) | (d->rex & 1) << 3);
+        d->index = (int32_t)(((sib >> 3) & 7) | (d->rex & 2) << 2);
         d->scale = 1u << (sib >> 6);
         if (d->index == RP_X86_RSP)
             d->index = RP_X86_NONE;
         if ((sib & 7) == 5 && d->mod == 0) {
-            Int disp32;
+            int32_t disp32;
 
-            VG_(memcpy)(&disp32, p + n, 4);
+            rp_memcpy(&disp32, p + n, 4);
             d->disp = disp32;
             return n + 4;
         }
@@ -106,24 +99,24 @@ static UInt decode_memory(const UChar *p, rp_x86_insn *d)
         d->disp = (signed char)p[n];
         n += 1;
     } else if (d->mod == 2) {
-        Int disp32;
+        int32_t disp32;
 
-        VG_(memcpy)(&disp32, p + n, 4);
+        rp_memcpy(&disp32, p + n, 4);
         d->disp = disp32;
         n += 4;
     }
     return n;
 }
 
-static Long read_immediate(const UChar *p, UInt size)
+static int64_t read_immediate(const uint8_t *p, uint32_t size)
 {
-    Long v = 0;
+    int64_t v = 0;
 
     switch (size) {
     case 1: v = (signed char)p[0]; break;
-    case 2: { Short s; VG_(memcpy)(&s, p, 2); v = s; break; }
-    case 4: { Int i; VG_(memcpy)(&i, p, 4); v = i; break; }
-    case 8: VG_(memcpy)(&v, p, 8); break;
+    case 2: { int16_t s; rp_memcpy(&s, p, 2); v = s; break; }
+    case 4: { int32_t i; rp_memcpy(&i, p, 4); v = i; break; }
+    case 8: rp_memcpy(&v, p, 8); break;
     default: break;
     }
     return v;
@@ -131,11 +124,11 @@ static Long read_immediate(const UChar *p, UInt size)
 
 /* The opcode at p[*i] (escapes included), and whether it has a ModRM
  * byte (-1: not decoded). */
-static Int decode_opcode(const UChar *p, UInt *i, rp_x86_insn *d)
+static int32_t decode_opcode(const uint8_t *p, uint32_t *i, rp_x86_insn *d)
 {
     if (p[*i] != 0x0F) {
         d->opcode = p[(*i)++];
-        return one_byte_modrm((UChar)d->opcode);
+        return one_byte_modrm((uint8_t)d->opcode);
     }
     if (p[*i + 1] == 0x38 || p[*i + 1] == 0x3A) {
         /* Three-byte opcodes: all have ModRM; 0F 3A ones an imm8. */
@@ -146,25 +139,22 @@ static Int decode_opcode(const UChar *p, UInt *i, rp_x86_insn *d)
     }
     d->opcode = 0x0F00 | p[*i + 1];
     *i += 2;
-    return two_byte_modrm((UChar)d->opcode);
+    return two_byte_modrm((uint8_t)d->opcode);
 }
 
-Bool rp_x86_decode(Addr addr, rp_x86_insn *d)
+bool rp_x86_decode_bytes(const uint8_t *p, uint64_t addr, rp_x86_insn *d)
 {
-    const UChar *p = (const UChar *)addr;
-    Bool opsize16 = False;
-    UInt i = 0;
-    Int modrm;
+    bool opsize16 = false;
+    uint32_t i = 0;
+    int32_t modrm;
 
-    VG_(memset)(d, 0, sizeof *d);
+    rp_memset(d, 0, sizeof *d);
     d->addr = addr;
     d->base = d->index = RP_X86_NONE;
     d->scale = 1;
-    if (!VG_(am_is_valid_for_client)(addr, MAX_LEN, VKI_PROT_EXEC))
-        return False;
     while (i < 4 && is_prefix(p[i])) {
         if (p[i] == 0x66)
-            opsize16 = True;
+            opsize16 = true;
         if (p[i] == 0xF2 || p[i] == 0xF3)
             d->rep = p[i];
         i++;
@@ -174,16 +164,16 @@ Bool rp_x86_decode(Addr addr, rp_x86_insn *d)
     if (p[i] >= 0xA0 && p[i] <= 0xA3) {
         /* mov between rAX and a 64-bit absolute address */
         d->opcode = p[i];
-        d->mem = True;
+        d->mem = true;
         d->disp = read_immediate(p + i + 1, 8);
         d->len = i + 9;
-        return True;
+        return true;
     }
     modrm = decode_opcode(p, &i, d);
     if (modrm < 0)
-        return False;
+        return false;
     if (modrm) {
-        d->has_modrm = True;
+        d->has_modrm = true;
         d->mod = p[i] >> 6;
         d->reg = ((p[i] >> 3) & 7) | (d->rex & 4) << 1;
         d->rm = p[i] & 7;
@@ -198,21 +188,21 @@ Bool rp_x86_decode(Addr addr, rp_x86_insn *d)
         d->imm_size = immediate_size(d, opsize16 && d->opcode != 0xE8 && d->opcode != 0xE9);
     d->imm = read_immediate(p + i, d->imm_size);
     i += d->imm_size;
-    if (i > MAX_LEN)
-        return False;
+    if (i > RP_X86_MAX_LEN)
+        return false;
     d->len = i;
     if (d->rip_relative)
         d->target = addr + i + d->disp;
     if (d->opcode == 0xE8 || d->opcode == 0xE9 || d->opcode == 0xEB
         || (d->opcode >= 0x70 && d->opcode <= 0x7F) || (d->opcode >= 0x0F80 && d->opcode <= 0x0F8F))
         d->target = addr + i + d->imm;
-    return True;
+    return true;
 }
 
-Bool rp_x86_same_operand(const rp_x86_insn *a, const rp_x86_insn *b)
+bool rp_x86_same_operand(const rp_x86_insn *a, const rp_x86_insn *b)
 {
     if (!a->mem || !b->mem)
-        return False;
+        return false;
     if (a->rip_relative || b->rip_relative)
         return a->rip_relative && b->rip_relative && a->target == b->target;
     return a->base == b->base && a->index == b->index && a->scale == b->scale
