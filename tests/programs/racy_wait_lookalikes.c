@@ -9,7 +9,10 @@
  *                  of the program before it polls again;
  *   poll_then_count after sched_yield returns, the loop counts in a global;
  *   count_flag     a counted loop (-O0) that tests a flag each time round
- *                  and comes back without waiting: no wait loop.
+ *                  and comes back without waiting: no wait loop;
+ *   compare_twice  no loop at all: `if (x == 3 || x >= 5)` (-O0) compares
+ *                  the same variable twice, the second compare looking
+ *                  like another copy of the first.
  * All but count_flag -O2, each on its own flag.  The other thread writes the flags
  * first and then writes a byte into a pipe that main reads before its
  * loops: run with --fd-sync=no, so that the order is the same in every
@@ -20,7 +23,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static int stop1, stop2, stop3, stop4, stop5;
+static int stop1, stop2, stop3, stop4, stop5, stop6;
 static long polls, polls2;
 static int order[2];
 
@@ -31,6 +34,7 @@ static void *writer(void *arg)
     stop3 = 1;
     stop4 = 1;
     stop5 = 1;
+    stop6 = 1;
     if (write(order[1], "x", 1) != 1)
         perror("write");
     return arg;
@@ -81,6 +85,11 @@ static int count_flag(void)
     return seen;
 }
 
+static int compare_twice(void)
+{
+    return stop6 == 3 || stop6 >= 5;
+}
+
 int main(void)
 {
     pthread_t t;
@@ -96,6 +105,7 @@ int main(void)
     poll_then_work();
     poll_then_count();
     printf("seen %d\n", count_flag());
+    printf("compared %d\n", compare_twice());
     pthread_join(t, NULL);
     printf("polls %ld %ld\n", polls, polls2);
     return 0;
