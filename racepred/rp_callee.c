@@ -46,13 +46,13 @@ static Bool decode_past_endbr(Addr a, rp_x86_insn *d)
     return True;
 }
 
-/* The GOT slot a PLT stub jumps through: jmp *slot(%rip), after an
+/* The GOT slot a PLT entry jumps through: jmp *slot(%rip), after an
  * endbr64 and with a bnd prefix or not. */
-static Bool plt_slot(Addr stub, Addr *slot)
+static Bool plt_slot(Addr entry, Addr *slot)
 {
     rp_x86_insn d;
 
-    if (!decode_past_endbr(stub, &d) || d.opcode != 0xFF || (d.reg & 7) != 4
+    if (!decode_past_endbr(entry, &d) || d.opcode != 0xFF || (d.reg & 7) != 4
         || !d.rip_relative)
         return False;
     *slot = d.target;
