@@ -308,8 +308,6 @@ static Bool way_stores(const loop *l, frame_slot slot)
     return False;
 }
 
-
-
 /* Whether a load at statement `at` from `addr` gives the same value
  * every time round: it reads a frame slot that the loop stored before it
  * (the same value, if that was), or one the loop never stores. */
@@ -375,7 +373,6 @@ static Bool invariant(const loop *l, const IRExpr *e, Int depth)
         return False;   /* loads, GetI, Qop: not followed */
     }
 }
-
 
 /* Whether e carries the loaded value (decides_branch). */
 static Bool tainted(const loop *l, const IRExpr *e)
@@ -456,8 +453,6 @@ static Bool stored_slot(const loop *l, const IRExpr *addr)
     return frame_slot_of(l, addr, &slot, 0)
            && (store_before(l, slot, ANYWHERE) != NULL || way_stores(l, slot));
 }
-
-
 
 /* The registers the memory operand of the amd64 instruction at `insn`
  * computes its address from, as guest-state offsets, -1 for none (both
@@ -637,12 +632,13 @@ static Int loop_head(const IRSB *sb, Int start, Int at, Addr target)
     return head;
 }
 
-/* The block's instructions that access memory, decoded once per block
- * (rp_spin_find) for head_of: statement indices and instructions. */
+/* The block's instructions that access memory, decoded at most once per
+ * block, when head_of first needs them (-1: not yet; rp_spin_find resets
+ * it): statement indices and instructions. */
 #define MAX_ACCESS_MARKS 256
 static Int access_mark_at[MAX_ACCESS_MARKS];
 static rp_x86_insn access_mark[MAX_ACCESS_MARKS];
-static Int n_access_marks;
+static Int n_access_marks = -1;
 
 static void decode_access_marks(const IRSB *sb, Int start)
 {
@@ -673,6 +669,8 @@ static Int head_of(void *ctx, Addr a)
 
     if (head >= 0 || !rp_code_decode(a, &d) || !d.mem)
         return head;
+    if (n_access_marks < 0)
+        decode_access_marks(b->sb, b->start);
     for (i = 0; i < n_access_marks && access_mark_at[i] <= b->at; i++)
         if (access_mark[i].opcode == d.opcode && rp_x86_same_operand(&d, &access_mark[i]))
             return access_mark_at[i];
@@ -720,7 +718,7 @@ void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
         ;
     if (start == sb->stmts_used || layout->total_sizeB > STATE_BYTES)
         return;
-    decode_access_marks(sb, start);
+    n_access_marks = -1;
     /* A branch back to an instruction of the block closes a loop. */
     for (i = start; i < sb->stmts_used; i++) {
         const IRStmt *st = sb->stmts[i];
