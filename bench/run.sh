@@ -19,6 +19,9 @@
 #   BENCH_BYTES      random bytes before base64 for the input (default 3000000,
 #                    which gives the 4 MB input of docs/performance.md)
 #   BENCH_DETECTORS  space-separated racepred detector lists (default "hb")
+#   BENCH_EXTRA      more workloads, separated by ';', each a command that
+#                    reads the input on stdin (e.g. a -O0 build of zstd:
+#                    "/path/to/zstd -T2 -c"); pigz and pbzip2 always run
 #   VALGRIND_LIB     where racepred is; defaults to the in-tree vglib/ when
 #                    it exists, else the installed one
 set -euo pipefail
@@ -92,6 +95,10 @@ races() {
 
 workloads=("pigz -p 2 -c")
 command -v pbzip2 >/dev/null && workloads+=("pbzip2 -p2 -c")
+IFS=';' read -r -a extra <<< "${BENCH_EXTRA:-}"
+for wl in "${extra[@]}"; do
+    [ -n "${wl// /}" ] && workloads+=("$wl")
+done
 
 csv="$out/bench.csv"
 md="$out/bench.md"

@@ -51,6 +51,7 @@
 #include "pub_tool_transtab.h"
 
 #include "rp_atomics.h"
+#include "rp_blockrep.h"
 #include "rp_filter.h"
 #include "rp_history.h"
 #include "rp_libc.h"
@@ -392,6 +393,19 @@ static void declare_stack_reads(IRDirty *d)
     declare_read(d, guest_layout->offset_FP, guest_layout->sizeof_FP);
 }
 
+Bool rp_instrument_block_repeats = True;
+
+/* Whether the block being instrumented drops the accesses it repeats
+ * (rp_blockrep.h): only when the engine filters repeats. */
+static Bool drop_block_repeats;
+
+static Bool surely(const IRExpr *guard)
+{
+    return guard == NULL
+        || (guard->tag == Iex_Const && guard->Iex.Const.con->tag == Ico_U1
+            && guard->Iex.Const.con->Ico.U1);
+}
+
 /* Appends a call of on_read or on_write; `guard` may be NULL (always). */
 static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
                        Addr site, IRExpr *guard)
@@ -399,6 +413,11 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
     IRDirty *d;
     Bool full = rp_history == RP_HISTORY_FULL && !sp_written;
 
+    if (drop_block_repeats && code_kind == RP_CODE_ACCESSES
+        && rp_blockrep_repeats(addr, size, is_write, surely(guard)))
+        return;
+    if (code_kind == RP_CODE_SYNC)
+        rp_blockrep_event();
     if (rp_instrument_floor)
         d = unsafeIRDirty_0_N(3, "rp_on_access_floor",
                               VG_(fnptr_to_fnentry)(&on_access_floor),
@@ -435,6 +454,7 @@ static void add_announce(IRSB *sb, Addr site)
     d = unsafeIRDirty_0_N(0, "rp_on_announce", VG_(fnptr_to_fnentry)(&on_announce),
                           mkIRExprVec_2(IRExpr_RdTmp(sp), mkIRExpr_HWord(site)));
     declare_stack_reads(d);
+    rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -447,6 +467,7 @@ static void add_sync_access(IRSB *sb, const HChar *name, void *helper, IRExpr *a
                                    mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
                                                  mkIRExpr_HWord(site)));
 
+    rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -456,6 +477,7 @@ static void add_branch(IRSB *sb, Addr site)
                                    VG_(fnptr_to_fnentry)(&on_branch),
                                    mkIRExprVec_1(mkIRExpr_HWord(site)));
 
+    rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -465,6 +487,7 @@ static void add_history_stale(IRSB *sb, IRJumpKind jk)
 {
     if (rp_history != RP_HISTORY_FULL || jk == Ijk_Boring)
         return;
+    rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Store(Iend_LE,
                                    mkIRExpr_HWord((HWord)&rp_history_stale),
                                    IRExpr_Const(IRConst_U8(1))));
@@ -599,11 +622,15 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
     sb_out = deepCopyIRSBExceptStmts(sb_in);
     guest_layout = layout;
     code_kind = RP_CODE_IGNORED;
+    drop_block_repeats = rp_instrument_block_repeats && filter != NULL && !rp_instrument_floor;
+    rp_blockrep_start(sb_in->tyenv, !filter_lists_rewrites);
 
     /* The preamble before the first IMark (if any) belongs to no
      * instruction; copy it as it is. */
-    for (i = 0; i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark; i++)
+    for (i = 0; i < sb_in->stmts_used && sb_in->stmts[i]->tag != Ist_IMark; i++) {
+        rp_blockrep_note(sb_in->stmts[i]);
         addStmtToIRSB(sb_out, sb_in->stmts[i]);
+    }
     if (!rp_instrument_floor)
         add_yield_check(sb_out, (Addr)vge->base[0], layout->offset_IP, gWordTy);
     if (rp_instrument_spin_loops && !rp_instrument_floor) {
@@ -630,6 +657,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                         want_branches && code_kind == RP_CODE_ACCESSES,
                         spin_now != NULL && spin_now[i] && code_kind == RP_CODE_ACCESSES);
         }
+        rp_blockrep_note(st);
         addStmtToIRSB(sb_out, st);
         if (st->tag == Ist_IMark && n_announce_sites != 0 && is_announce_site(site))
             add_announce(sb_out, site);

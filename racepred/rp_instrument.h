@@ -13,6 +13,10 @@
  * benchmarks (bench/run.sh's "floor" column). */
 extern Bool rp_instrument_floor;
 
+/* --block-repeats: whether accesses that repeat one of their superblock
+ * get no helper call (rp_blockrep.h; default yes). */
+extern Bool rp_instrument_block_repeats;
+
 /* Set when the running thread repeats a poll (rp_atomics.h): it spins on
  * a variable no other thread can change while it holds the CPU.  The
  * next superblock it enters first exits with Ijk_Yield, so that its

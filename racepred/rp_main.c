@@ -20,6 +20,7 @@
 #include "pub_tool_vki.h"
 
 #include "rp_barriers.h"
+#include "rp_blockrep.h"
 #include "rp_errors.h"
 #include "rp_filter.h"
 #include "rp_heap.h"
@@ -120,6 +121,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BINT_CLO(arg, "--offline-spill", clo_offline_spill_mb, 0, 1LL << 30) {
     } else if VG_BINT_CLO(arg, "--max-memory", clo_max_memory_mb, 0, 1LL << 30) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
+    } else if VG_BOOL_CLO(arg, "--block-repeats", rp_instrument_block_repeats) {
     } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
     } else if VG_BOOL_CLO(arg, "--fd-sync", rp_syscalls_fd_sync) {
     } else if VG_BOOL_CLO(arg, "--spin-loops", rp_instrument_spin_loops) {
@@ -187,6 +189,8 @@ static void print_usage(void)
 "    --bench-floor=no|yes       benchmarks only: accesses call an empty helper,\n"
 "                              nothing is detected (the instrumentation's own\n"
 "                              cost) [no]\n"
+"    --block-repeats=yes|no    leave out of the translated code the accesses\n"
+"                              that repeat one of the same superblock [yes]\n"
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"
 "    --sync-objects=PAT[,PAT...]|none  objects whose loads and stores are\n"
@@ -264,6 +268,10 @@ static void finish_detection(void)
     if (VG_(clo_verbosity) > 1)
         VG_(umsg)("racepred: %llu variables polled by spin loops made synchronisation\n",
                   rp_instrument_spin_variables);
+    if (VG_(clo_verbosity) > 1)
+        VG_(umsg)("racepred: %llu accesses left out of the code as repeats within "
+                  "their superblock (counted once per translation)\n",
+                  rp_blockrep_dropped_static);
     rp_wreport_kept(rp_tool_engine);
     rp_instrument_set_engine(NULL);
     rp_engine_destroy(rp_tool_engine);

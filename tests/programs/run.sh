@@ -49,10 +49,10 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_unsafe racy_wait_lookalikes"
+racy="racy_counter racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_unsafe racy_wait_lookalikes racy_block_repeats"
 race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync"
 
-pipe_ordered="racy_nopie c11_racy hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_unsafe racy_wait_lookalikes"
+pipe_ordered="racy_nopie c11_racy hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_unsafe racy_wait_lookalikes racy_block_repeats"
 
 failures=0
 checks=0
@@ -792,6 +792,28 @@ if built racy_struct_fields; then
         else
             fail "racy_struct_fields: hb, --history-level=$level"
             diff -u "$tmp/hb_expected" "$tmp/report"
+        fi
+    done
+fi
+
+# --block-repeats (rp_blockrep.h): at -O0 accesses repeat within their
+# superblock (a local read again, a global read after its write), and
+# get no helper call; racy_block_repeats's racy accesses repeat nothing
+# and must be reported (its expected file), with the same reports as
+# when every access is called, under hb alone (writes left out too) and
+# the default (reads only).
+if built racy_block_repeats; then
+    for det in hb hb,wcp; do
+        run_tool -v --show-error-list=no --detector=$det "$progs/racy_block_repeats"
+        left=$(sed -n 's/.* \([0-9][0-9]*\) accesses left out of the code.*/\1/p' "$tmp/err")
+        report_lines "$tmp/err" >"$tmp/with"
+        run_tool -q --detector=$det --block-repeats=no "$progs/racy_block_repeats"
+        report_lines "$tmp/err" >"$tmp/without"
+        if [ "${left:-0}" -gt 0 ] && [ -s "$tmp/with" ] && cmp -s "$tmp/with" "$tmp/without"; then
+            pass "racy_block_repeats: --detector=$det: $left accesses left out, same reports"
+        else
+            fail "racy_block_repeats: --detector=$det: ${left:-no} accesses left out"
+            diff -u "$tmp/without" "$tmp/with"
         fi
     done
 fi
