@@ -134,11 +134,20 @@ static inline ap_cell_run slot_cells(ap_slot *s)
     return r;
 }
 
+/* Zeroes n cells.  A loop, not rp_memset: the arrays are a few cells
+ * long and usually nothing is cleared, where a call of the host's memset
+ * cost 5 % of a run (zstd -O0, 16 M calls). */
+static inline void cells_clear(ap_cell *cell, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        cell[i] = 0;
+}
+
 /* The run's cells were compacted to the first `kept`. */
 static inline void slot_keep(ap_slot *s, const ap_cell_run *r, uint32_t kept)
 {
     if (r->in_array)
-        rp_memset(r->cell + kept, 0, sizeof(ap_cell) * (r->n - kept));
+        cells_clear(r->cell + kept, r->n - kept);
     else if (kept == 0)
         s->word = 0;
 }
@@ -269,7 +278,7 @@ static ap_cell *pool_alloc(ap_pool *p, uint32_t cap_log)
         p->bump += bytes;
         p->bump_left -= bytes;
     }
-    rp_memset(cells, 0, bytes);
+    cells_clear(cells, (uint32_t)1 << cap_log);
     return cells;
 }
 
