@@ -59,6 +59,7 @@
 #include "rp_site.h"
 #include "rp_sort.h"
 #include "rp_spin.h"
+#include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -186,14 +187,14 @@ Bool repeat_needs_nothing(Bool is_write, Addr addr, UWord size)
 
 static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
 {
-    if (LIKELY(repeat_needs_nothing(False, addr, size)))
+    if (rp_stacks_is_private(addr, size) || LIKELY(repeat_needs_nothing(False, addr, size)))
         return;
     on_access_rest(False, addr, size, site);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 {
-    if (LIKELY(repeat_needs_nothing(True, addr, size)))
+    if (rp_stacks_is_private(addr, size) || LIKELY(repeat_needs_nothing(True, addr, size)))
         return;
     on_access_rest(True, addr, size, site);
 }
@@ -444,6 +445,79 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+/* A store of a value in the running thread's stack (rp_stacks.h). */
+static VG_REGPARM(2) void on_stack_store(Addr addr, UWord value)
+{
+    rp_stacks_store(addr, value);
+}
+
+static IRExpr *load_word(IRSB *sb, const void *where)
+{
+    IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Load(Iend_LE, Ity_I64,
+                                                  mkIRExpr_HWord((HWord)where))));
+    return IRExpr_RdTmp(t);
+}
+
+/* Calls on_stack_store if the 64-bit `value` lies in the running thread's
+ * stack: a subtraction and a compare in the translated code, a call only
+ * for stack addresses. */
+static void add_stack_word_check(IRSB *sb, IRExpr *addr, IRExpr *value)
+{
+    IRTemp offset = newIRTemp(sb->tyenv, Ity_I64);
+    IRTemp inside = newIRTemp(sb->tyenv, Ity_I1);
+    IRExpr *lo = load_word(sb, &rp_stacks_own_lo);
+    IRExpr *span = load_word(sb, &rp_stacks_own_span);
+    IRDirty *d;
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(offset, IRExpr_Binop(Iop_Sub64, value, lo)));
+    addStmtToIRSB(sb, IRStmt_WrTmp(inside, IRExpr_Binop(Iop_CmpLE64U, IRExpr_RdTmp(offset),
+                                                        span)));
+    d = unsafeIRDirty_0_N(2, "rp_on_stack_store", VG_(fnptr_to_fnentry)(&on_stack_store),
+                          mkIRExprVec_2(addr, value));
+    d->guard = IRExpr_RdTmp(inside);
+    declare_read(d, guest_layout->offset_SP, guest_layout->sizeof_SP);
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* One 64-bit lane of a vector value, as a temporary. */
+static IRExpr *lane(IRSB *sb, IROp op, IRExpr *value)
+{
+    IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Unop(op, value)));
+    return IRExpr_RdTmp(t);
+}
+
+/* A store may let an address of the thread's stack escape (rp_stacks.h):
+ * each 64-bit word it stores is checked, vectors lane by lane (a memcpy
+ * of a structure holding a pointer). */
+static void add_stack_store_checks(IRSB *sb, IRExpr *addr, IRExpr *data)
+{
+    static const IROp v256_lanes[] = { Iop_V256to64_0, Iop_V256to64_1, Iop_V256to64_2,
+                                       Iop_V256to64_3 };
+    UInt i;
+
+    if (!rp_stacks_enabled || rp_instrument_floor)
+        return;
+    switch (typeOfIRExpr(sb->tyenv, data)) {
+    case Ity_I64:
+        add_stack_word_check(sb, addr, data);
+        break;
+    case Ity_V128:
+        add_stack_word_check(sb, addr, lane(sb, Iop_V128to64, data));
+        add_stack_word_check(sb, addr, lane(sb, Iop_V128HIto64, data));
+        break;
+    case Ity_V256:
+        for (i = 0; i < 4; i++)
+            add_stack_word_check(sb, addr, lane(sb, v256_lanes[i], data));
+        break;
+    default:
+        break;
+    }
+}
+
 /* At an announcing nop: on_announce with the stack pointer. */
 static void add_announce(IRSB *sb, Addr site)
 {
@@ -531,6 +605,7 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
         break;
 
     case Ist_Store:
+        add_stack_store_checks(sb, st->Ist.Store.addr, st->Ist.Store.data);
         add_access(sb, True, st->Ist.Store.addr,
                    sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
                    site, NULL);
@@ -550,6 +625,9 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
     case Ist_StoreG: {
         const IRStoreG *sg = st->Ist.StoreG.details;
 
+        /* Checked whether or not the guard holds: at worst a needless
+         * escape. */
+        add_stack_store_checks(sb, sg->addr, sg->data);
         add_access(sb, True, sg->addr,
                    sizeofIRType(typeOfIRExpr(tyenv, sg->data)), site, sg->guard);
         break;
@@ -580,6 +658,9 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
 
         /* A double CAS (cmpxchg16b) has a second half. */
+        add_stack_store_checks(sb, cas->addr, cas->dataLo);
+        if (cas->dataHi != NULL)
+            add_stack_store_checks(sb, cas->addr, cas->dataHi);
         add_sync_access(sb, "rp_on_atomic", &on_atomic, cas->addr,
                         cas->dataHi != NULL ? 2 * size : size, site);
         break;

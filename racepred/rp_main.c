@@ -34,6 +34,7 @@
 #include "rp_sarif.h"
 #include "rp_sched.h"
 #include "rp_spill.h"
+#include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 #include "rp_wreport.h"
@@ -122,6 +123,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BINT_CLO(arg, "--max-memory", clo_max_memory_mb, 0, 1LL << 30) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--block-repeats", rp_instrument_block_repeats) {
+    } else if VG_BOOL_CLO(arg, "--private-stacks", rp_stacks_enabled) {
     } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
     } else if VG_BOOL_CLO(arg, "--fd-sync", rp_syscalls_fd_sync) {
     } else if VG_BOOL_CLO(arg, "--spin-loops", rp_instrument_spin_loops) {
@@ -162,7 +164,10 @@ static void print_usage(void)
 "                              eventfd) orders before the reads that follow\n"
 "                              it [yes]\n"
 "    --spin-loops=yes|no       a load that a loop polls until another thread\n"
-"                              writes it (a flag) is synchronisation [yes]\n");
+"                              writes it (a flag) is synchronisation [yes]\n"
+"    --private-stacks=yes|no   a thread's accesses to its own stack are not\n"
+"                              checked while no stack address has left the\n"
+"                              thread since their frame was made [yes]\n");
     VG_(printf)(
 "    --window=N                events kept to build witnesses for predicted\n"
 "                              races (%u..%u, 24 bytes each) [%u]\n",

@@ -11,6 +11,7 @@
 #include "rp_instrument.h"
 #include "rp_libc.h"
 #include "rp_reserve.h"
+#include "rp_stacks.h"
 #include "rp_syscalls.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -177,6 +178,23 @@ static Bool writes_fd(UInt sysno)
     }
 }
 
+/* Calls that hand the caller's memory or a pointer it chose to whoever
+ * reads on (a stack address among them may reach another thread): data
+ * written out, epoll's and a timer's or signal's user data. */
+static Bool sends_data(UInt sysno)
+{
+    switch (sysno) {
+    case __NR_write: case __NR_pwrite64: case __NR_writev: case __NR_pwritev:
+    case __NR_pwritev2: case __NR_sendto: case __NR_sendmsg: case __NR_sendmmsg:
+    case __NR_msgsnd: case __NR_mq_timedsend: case __NR_mq_notify:
+    case __NR_process_vm_writev: case __NR_vmsplice: case __NR_epoll_ctl:
+    case __NR_timer_create: case __NR_rt_sigqueueinfo: case __NR_rt_tgsigqueueinfo:
+        return True;
+    default:
+        return False;
+    }
+}
+
 static Bool reads_fd(UInt sysno)
 {
     switch (sysno) {
@@ -207,6 +225,8 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args)
         fd_location(tid, c, RP_EV_WRITE, args[0]);
     if (sysno == __NR_dup2 || sysno == __NR_dup3)
         fd_location(tid, c, RP_EV_READ, args[1]);
+    if (sends_data(sysno))
+        rp_stacks_escape(tid);
     if (writes_fd(sysno))
         fd_sync(tid, c, RP_EV_SYNC_SEND, args[0]);
     else if (sysno == __NR_rt_sigaction && args[1] != 0 && args[0] < 1024)

@@ -23,6 +23,7 @@
 #include "rp_instrument.h"
 #include "rp_locks.h"
 #include "rp_site.h"
+#include "rp_stacks.h"
 #include "rp_tool.h"
 
 #define RP_NO_THREAD ((rp_tid_t)-1)
@@ -91,6 +92,8 @@ static void on_ll_create(ThreadId parent, ThreadId child)
     if (parent == VG_INVALID_THREADID)
         return;
     tl_assert(rp_by_vg[parent] != RP_NO_THREAD);
+    /* The new thread may be handed addresses of the parent's stack. */
+    rp_stacks_escape(parent);
     threads[rp_by_vg[parent]].last_child = child_rp;
     /* Reports announce each thread they mention with this stack. */
     threads[child_rp].created_at = VG_(record_ExeContext)(parent, 0);
@@ -141,6 +144,7 @@ static void switch_to(ThreadId tid)
     rp_site_current_tag = rp_locks_tag(rp_threads_current);
     rp_history_stale = 1;
     rp_instrument_yield = 0;
+    rp_stacks_switch(tid);
 }
 
 static void on_start_client_code(ThreadId tid, ULong blocks_done)
@@ -184,6 +188,7 @@ static void on_ll_exit(ThreadId tid)
     tl_assert(rp != RP_NO_THREAD);
     threads[rp].exited = True;
     threads[rp].vg_tid = VG_INVALID_THREADID;
+    rp_stacks_forget(tid);
     rp_by_vg[tid] = RP_NO_THREAD;
     if (threads[rp].waiting_joiner != RP_NO_THREAD)
         emit_join(threads[rp].waiting_joiner, rp);

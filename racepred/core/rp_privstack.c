@@ -36,20 +36,21 @@ void privstack_escape(rp_privstack *s, uint64_t sp, uint64_t pointer)
 
     if (s->lo > s->hi)
         return;
-    from = privstack_holds(s, sp) ? live_from(s, sp) : s->lo;
+    from = privstack_holds(s, sp) ? sp : s->lo;
     if (pointer != 0 && privstack_holds(s, pointer) && pointer < from)
         from = pointer;
     if (from < s->shared_from)
         s->shared_from = from;
 }
 
-void privstack_popped(rp_privstack *s, uint64_t sp)
+uint64_t privstack_popped(rp_privstack *s, uint64_t sp)
 {
-    uint64_t from;
+    uint64_t was = s->shared_from, from;
 
     if (!privstack_holds(s, sp))
-        return;
+        return was;
     from = live_from(s, sp);
     if (from > s->shared_from)
         s->shared_from = from;
+    return was;
 }

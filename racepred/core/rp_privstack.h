@@ -14,12 +14,16 @@
  * heap, another stack, or a part of its own stack that is shared already),
  * handed to a thread it creates, or written out through a system call.
  * Each such escape makes everything live on the stack shared: every
- * address from the stack pointer (less the 128-byte red zone) up, and the
- * escaping address itself, since what is reachable from one stack object
- * is not known.  The private part is [lo, shared_from); frames made after
- * the escape, below it, are private again, and so is the memory of frames
- * that have returned (the stack pointer rose above shared_from: what is
- * still live stays shared).
+ * address from the stack pointer up, and from the escaping address itself
+ * if it is lower (an object in a leaf function's red zone), since what is
+ * reachable from one stack object is not known.  The private part is
+ * [lo, shared_from); frames made after the escape, below it, are private,
+ * and so is the memory of frames that have returned: when the thread's
+ * stack pointer is seen above shared_from, what is below it, less the
+ * 128-byte red zone a leaf may be using, is private again.  (The red zone
+ * is not shared at every escape: the prologue of each function called
+ * next stores the frame pointer there, and each such store into the
+ * shared part would share the next 128 bytes down, frame after frame.)
  *
  * What skipping private accesses can miss: an access made before the
  * address escaped, racing with another thread's access made after.  That
@@ -80,7 +84,11 @@ static inline bool privstack_store_escapes(const rp_privstack *s, uint64_t addr,
 }
 
 /* The stack pointer is sp: frames below it have returned, and their
- * memory is private again; the live frames stay as they are. */
-void privstack_popped(rp_privstack *s, uint64_t sp);
+ * memory is private again; the live frames stay as they are.  Returns the
+ * start of what became private, up to shared_from (shared_from itself
+ * when nothing did): what other threads did there, to objects that no
+ * longer exist, must be forgotten, or it would race with the accesses to
+ * the new objects the next escape shares. */
+uint64_t privstack_popped(rp_privstack *s, uint64_t sp);
 
 #endif

@@ -2,9 +2,9 @@
  * its edges after each kind of escape, frames that return, stacks the
  * stack pointer is off, and on random runs of calls, returns and escapes
  * against a model that keeps, per live frame, whether its address could
- * have left the thread: no such frame, nor the red zone below the stack
- * pointer at the last escape while it is live, may ever be private, and
- * a frame made after the last escape, below that red zone, must be. */
+ * have left the thread: no such frame, nor an escaped object in a leaf's
+ * red zone while it is live, may ever be private, and a frame made after
+ * the last escape, a red zone below it, must be. */
 #include "rp_privstack.h"
 
 #include <setjmp.h>
@@ -58,15 +58,19 @@ static void escape_shares_the_live_frames(void **state)
     (void)state;
     privstack_init(&s, LO, HI);
     privstack_escape(&s, sp, 0);
-    assert_true(privstack_is_private(&s, sp - RZ - 1));
-    assert_false(privstack_is_private(&s, sp - RZ));
+    assert_true(privstack_is_private(&s, sp - 1));
+    assert_false(privstack_is_private(&s, sp));
     assert_false(privstack_is_private(&s, HI));
     /* A later escape deeper down shares more; one higher up changes nothing. */
     privstack_escape(&s, sp - 0x100, 0);
-    assert_false(privstack_is_private(&s, sp - 0x100 - RZ));
+    assert_false(privstack_is_private(&s, sp - 0x100));
     privstack_escape(&s, sp + 0x100, 0);
-    assert_false(privstack_is_private(&s, sp - 0x100 - RZ));
-    assert_true(privstack_is_private(&s, sp - 0x100 - RZ - 1));
+    assert_false(privstack_is_private(&s, sp - 0x100));
+    assert_true(privstack_is_private(&s, sp - 0x100 - 1));
+    /* A pointer into the red zone shares from there. */
+    privstack_escape(&s, sp - 0x100, sp - 0x100 - 24);
+    assert_false(privstack_is_private(&s, sp - 0x100 - 24));
+    assert_true(privstack_is_private(&s, sp - 0x100 - 25));
 }
 
 static void escaping_pointer_below_the_stack_pointer(void **state)
@@ -94,7 +98,8 @@ static void off_stack_pointer_shares_everything(void **state)
     privstack_popped(&s, 0x5000000);        /* tells nothing about this stack */
     assert_false(privstack_is_private(&s, LO));
     privstack_init(&s, LO, HI);
-    privstack_escape(&s, LO + 16, 0);       /* red zone below the stack's end */
+    privstack_escape(&s, LO + 16, LO);      /* a leaf's object at the stack's end */
+    privstack_popped(&s, LO + 16);          /* its red zone stays shared */
     assert_false(privstack_is_private(&s, LO));
 }
 
@@ -106,9 +111,11 @@ static void returned_frames_are_private_again(void **state)
     (void)state;
     privstack_init(&s, LO, HI);
     privstack_escape(&s, sp, 0);
-    privstack_popped(&s, sp - 0x100);       /* deeper: nothing returned */
-    assert_false(privstack_is_private(&s, sp - RZ));
-    privstack_popped(&s, sp + 0x1000);      /* the escaping frame returned */
+    /* deeper: nothing returned */
+    assert_int_equal(privstack_popped(&s, sp - 0x100), s.shared_from);
+    assert_false(privstack_is_private(&s, sp));
+    assert_int_equal(privstack_popped(&s, sp + 0x1000), sp);   /* the frame returned */
+    assert_int_equal(s.shared_from, sp + 0x1000 - RZ);
     assert_true(privstack_is_private(&s, sp));
     assert_true(privstack_is_private(&s, sp + 0x1000 - RZ - 1));
     assert_false(privstack_is_private(&s, sp + 0x1000 - RZ));
@@ -141,9 +148,10 @@ static void main_stack_grows(void **state)
     assert_false(privstack_is_private(&s, LO - 0x20000));
 }
 
-/* The random model: frames of 32..1056 bytes pushed below each other
- * (each leaves a red zone's worth of its own below its locals, as the ABI
- * lets a leaf do); an escape marks every live frame as reachable. */
+/* The random model: frames of 32..1056 bytes pushed below each other; an
+ * escape marks every live frame as reachable, and when its pointer is in
+ * the red zone below the stack pointer (a leaf's object), that part of
+ * the red zone until the stack pointer rises above it. */
 #define MAX_FRAMES 64
 
 typedef struct frame {
@@ -153,10 +161,10 @@ typedef struct frame {
 } frame;
 
 static void check_model(const rp_privstack *s, const frame *f, int n, uint64_t escape_sp,
-                        uint64_t leaf_sp)
+                        uint64_t leaf_lo, uint64_t leaf_sp)
 {
-    /* The red zone of a leaf running at the last escape, while live. */
-    for (uint64_t a = leaf_sp - RZ; leaf_sp != 0 && a < leaf_sp; a += 8)
+    /* The escaped part of a leaf's red zone, while live. */
+    for (uint64_t a = leaf_lo; leaf_sp != 0 && a < leaf_sp; a += 8)
         assert_false(privstack_is_private(s, a));
     for (int i = 0; i < n; i++) {
         for (uint64_t a = f[i].lo; a < f[i].hi; a += 8) {
@@ -178,7 +186,7 @@ static void random_calls_and_escapes(void **state)
         int n = 0;
         /* Below the thread's first frame, which never returns. */
         uint64_t sp = HI + 1 - 256, escape_sp = sp;
-        uint64_t leaf_sp = 0;         /* 0: no leaf red zone to check */
+        uint64_t leaf_sp = 0, leaf_lo = 0;   /* leaf_sp 0: no red zone escaped */
 
         privstack_init(&s, LO, HI);
         for (int step = 0; step < 60; step++) {
@@ -199,19 +207,23 @@ static void random_calls_and_escapes(void **state)
                 if (escape_sp < sp)
                     escape_sp = sp;
             } else if (n > 0) {
-                int which = rand() % n;
-                if (rand() % 2)
+                int which = rand() % n, how = rand() % 3;
+                if (how == 0) {
                     privstack_escape(&s, sp, f[which].lo + 8 * (uint64_t)(rand() % 4));
-                else
+                } else if (how == 1) {
                     privstack_escape(&s, sp, 0);
+                } else {
+                    leaf_lo = sp - 8 * (uint64_t)(1 + rand() % (RZ / 8));
+                    leaf_sp = sp;
+                    privstack_escape(&s, sp, leaf_lo);
+                }
                 for (int i = 0; i < n; i++) {
                     f[i].reachable = 1;
                     f[i].after_escape = 0;
                 }
                 escape_sp = sp;
-                leaf_sp = sp;
             }
-            check_model(&s, f, n, escape_sp, leaf_sp);
+            check_model(&s, f, n, escape_sp, leaf_lo, leaf_sp);
         }
     }
 }

@@ -1,0 +1,117 @@
+/* rp_stacks.c — each thread's private stack (rp_stacks.h). */
+#include "pub_tool_basics.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+
+#include "rp_heap.h"
+#include "rp_privstack.h"
+#include "rp_stacks.h"
+#include "rp_threads.h"
+
+Bool rp_stacks_enabled = True;
+
+/* No value the translated code compares with is this (non-canonical). */
+#define NO_STACK ((Addr)0x8000000000000001ULL)
+
+Addr rp_stacks_private_lo = NO_STACK;
+UWord rp_stacks_private_span;
+Addr rp_stacks_own_lo = NO_STACK;
+UWord rp_stacks_own_span;
+
+/* Per Valgrind thread (VG_N_THREADS entries, made at the first use):
+ * its stack, and whether that is known. */
+static rp_privstack *stacks;
+static Bool *known;
+
+static void make_tables(void)
+{
+    if (stacks != NULL)
+        return;
+    stacks = VG_(calloc)("rp.stacks", VG_N_THREADS, sizeof *stacks);
+    known = VG_(calloc)("rp.stacks.known", VG_N_THREADS, sizeof *known);
+}
+
+/* The running thread's stack into the globals. */
+static void publish(const rp_privstack *s)
+{
+    if (s->lo > s->hi) {
+        rp_stacks_private_lo = rp_stacks_own_lo = NO_STACK;
+        rp_stacks_private_span = rp_stacks_own_span = 0;
+        return;
+    }
+    rp_stacks_private_lo = s->lo;
+    rp_stacks_private_span = s->shared_from - s->lo;
+    rp_stacks_own_lo = s->lo;
+    rp_stacks_own_span = s->hi - s->lo;
+}
+
+/* Valgrind's idea of the thread's stack: [stack_max - size + 1,
+ * stack_max], the mapping the thread's SP was in at its start, up to that
+ * SP (a main stack grows down within it). */
+static rp_privstack *stack_of(ThreadId tid)
+{
+    rp_privstack *s;
+    Addr hi = VG_(thread_get_stack_max)(tid);
+    SizeT size = VG_(thread_get_stack_size)(tid);
+
+    make_tables();
+    s = &stacks[tid];
+
+    if (size == 0 || size > hi) {
+        privstack_none(s);
+        known[tid] = False;
+    } else if (!known[tid] || s->hi != hi) {
+        privstack_init(s, hi - size + 1, hi);
+        known[tid] = True;
+    } else if (s->lo != hi - size + 1) {
+        privstack_set_lo(s, hi - size + 1);
+    }
+    return s;
+}
+
+void rp_stacks_switch(ThreadId tid)
+{
+    rp_privstack *s;
+    uint64_t was;
+
+    if (!rp_stacks_enabled)
+        return;
+    s = stack_of(tid);
+    was = privstack_popped(s, VG_(get_SP)(tid));
+    if (was < s->shared_from && rp_threads_is_live(tid))
+        rp_heap_fresh(rp_threads_of_vg(tid), was, s->shared_from - was);
+    publish(s);
+}
+
+void rp_stacks_escape(ThreadId tid)
+{
+    rp_privstack *s;
+
+    if (!rp_stacks_enabled)
+        return;
+    s = stack_of(tid);
+    privstack_escape(s, VG_(get_SP)(tid), 0);
+    if (tid == rp_threads_current_vg)
+        publish(s);
+}
+
+void rp_stacks_forget(ThreadId tid)
+{
+    if (known != NULL)
+        known[tid] = False;
+}
+
+void rp_stacks_store(Addr addr, UWord value)
+{
+    ThreadId tid = rp_threads_current_vg;
+    rp_privstack *s;
+
+    if (known == NULL || !known[tid])
+        return;
+    s = &stacks[tid];
+    if (!privstack_store_escapes(s, addr, value))
+        return;
+    privstack_escape(s, VG_(get_SP)(tid), value);
+    publish(s);
+}

@@ -1,0 +1,43 @@
+/* rp_stacks.h — each thread's private stack (core/rp_privstack.h) as the
+ * instrumentation uses it: accesses of the running thread to the private
+ * part of its own stack are not events, and what lets a stack address
+ * escape (a store of one, a thread creation, a system call that sends
+ * data) is reported here.
+ */
+#ifndef RP_STACKS_H
+#define RP_STACKS_H
+
+#include "pub_tool_basics.h"
+
+/* --private-stacks: whether private stack accesses are skipped (default
+ * yes). */
+extern Bool rp_stacks_enabled;
+
+/* The running thread's private part, [private_lo, private_lo +
+ * private_span) (span 0: none), and its whole stack, [own_lo, own_lo +
+ * own_span]: what the helpers and the translated code compare with. */
+extern Addr rp_stacks_private_lo;
+extern UWord rp_stacks_private_span;
+extern Addr rp_stacks_own_lo;
+extern UWord rp_stacks_own_span;
+
+/* Whether [addr, addr + size) is in the running thread's private part. */
+static inline Bool rp_stacks_is_private(Addr addr, UWord size)
+{
+    return addr + size - 1 - rp_stacks_private_lo < rp_stacks_private_span;
+}
+
+/* The thread gets the CPU: its stack and what has returned since. */
+void rp_stacks_switch(ThreadId tid);
+
+/* The thread's stack addresses may leave it now (it creates a thread,
+ * sends data out through a system call). */
+void rp_stacks_escape(ThreadId tid);
+
+/* The thread ended: its stack may be another's next. */
+void rp_stacks_forget(ThreadId tid);
+
+/* The running thread stores `value`, which lies in its stack, at addr. */
+void rp_stacks_store(Addr addr, UWord value);
+
+#endif
