@@ -451,43 +451,57 @@ static VG_REGPARM(2) void on_stack_store(Addr addr, UWord value)
     rp_stacks_store(addr, value);
 }
 
+/* The bound values of the running thread's stack, loaded in the
+ * translated code (rp_stacks.h). */
+typedef struct stack_bounds {
+    IRExpr *lo, *span;
+    IRExpr *shared_target;     /* Ity_I1: the store's address is not private */
+} stack_bounds;
+
+static IRExpr *new_tmp(IRSB *sb, IRType ty, IRExpr *e)
+{
+    IRTemp t = newIRTemp(sb->tyenv, ty);
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+    return IRExpr_RdTmp(t);
+}
+
 static IRExpr *load_word(IRSB *sb, const void *where)
 {
-    IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+    return new_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where)));
+}
 
-    addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Load(Iend_LE, Ity_I64,
-                                                  mkIRExpr_HWord((HWord)where))));
-    return IRExpr_RdTmp(t);
+static stack_bounds load_stack_bounds(IRSB *sb, IRExpr *addr)
+{
+    stack_bounds b;
+    IRExpr *private_span, *offset;
+
+    b.lo = load_word(sb, &rp_stacks_lo);
+    b.span = load_word(sb, &rp_stacks_span);
+    private_span = load_word(sb, &rp_stacks_private_span);
+    offset = new_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, addr, b.lo));
+    b.shared_target = new_tmp(sb, Ity_I1,
+                              IRExpr_Unop(Iop_Not1,
+                                          new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, offset,
+                                                                           private_span))));
+    return b;
 }
 
 /* Calls on_stack_store if the 64-bit `value` lies in the running thread's
- * stack: a subtraction and a compare in the translated code, a call only
- * for stack addresses. */
-static void add_stack_word_check(IRSB *sb, IRExpr *addr, IRExpr *value)
+ * stack and the store's target is not private: a few operations in the
+ * translated code, a call only for a stack address leaving the private
+ * part. */
+static void add_stack_word_check(IRSB *sb, const stack_bounds *b, IRExpr *addr, IRExpr *value)
 {
-    IRTemp offset = newIRTemp(sb->tyenv, Ity_I64);
-    IRTemp inside = newIRTemp(sb->tyenv, Ity_I1);
-    IRExpr *lo = load_word(sb, &rp_stacks_own_lo);
-    IRExpr *span = load_word(sb, &rp_stacks_own_span);
-    IRDirty *d;
+    IRExpr *offset = new_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, value, b->lo));
+    IRExpr *inside = new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, offset, b->span));
+    IRDirty *d = unsafeIRDirty_0_N(2, "rp_on_stack_store",
+                                   VG_(fnptr_to_fnentry)(&on_stack_store),
+                                   mkIRExprVec_2(addr, value));
 
-    addStmtToIRSB(sb, IRStmt_WrTmp(offset, IRExpr_Binop(Iop_Sub64, value, lo)));
-    addStmtToIRSB(sb, IRStmt_WrTmp(inside, IRExpr_Binop(Iop_CmpLE64U, IRExpr_RdTmp(offset),
-                                                        span)));
-    d = unsafeIRDirty_0_N(2, "rp_on_stack_store", VG_(fnptr_to_fnentry)(&on_stack_store),
-                          mkIRExprVec_2(addr, value));
-    d->guard = IRExpr_RdTmp(inside);
+    d->guard = new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, inside, b->shared_target));
     declare_read(d, guest_layout->offset_SP, guest_layout->sizeof_SP);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
-}
-
-/* One 64-bit lane of a vector value, as a temporary. */
-static IRExpr *lane(IRSB *sb, IROp op, IRExpr *value)
-{
-    IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
-
-    addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Unop(op, value)));
-    return IRExpr_RdTmp(t);
 }
 
 /* A store may let an address of the thread's stack escape (rp_stacks.h):
@@ -497,24 +511,24 @@ static void add_stack_store_checks(IRSB *sb, IRExpr *addr, IRExpr *data)
 {
     static const IROp v256_lanes[] = { Iop_V256to64_0, Iop_V256to64_1, Iop_V256to64_2,
                                        Iop_V256to64_3 };
+    IRType ty = typeOfIRExpr(sb->tyenv, data);
+    stack_bounds b;
     UInt i;
 
-    if (!rp_stacks_enabled || rp_instrument_floor)
+    if (!rp_stacks_enabled || rp_instrument_floor
+        || (ty != Ity_I64 && ty != Ity_V128 && ty != Ity_V256))
         return;
-    switch (typeOfIRExpr(sb->tyenv, data)) {
-    case Ity_I64:
-        add_stack_word_check(sb, addr, data);
-        break;
-    case Ity_V128:
-        add_stack_word_check(sb, addr, lane(sb, Iop_V128to64, data));
-        add_stack_word_check(sb, addr, lane(sb, Iop_V128HIto64, data));
-        break;
-    case Ity_V256:
+    b = load_stack_bounds(sb, addr);
+    if (ty == Ity_I64) {
+        add_stack_word_check(sb, &b, addr, data);
+    } else if (ty == Ity_V128) {
+        add_stack_word_check(sb, &b, addr, new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_V128to64, data)));
+        add_stack_word_check(sb, &b, addr,
+                             new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_V128HIto64, data)));
+    } else {
         for (i = 0; i < 4; i++)
-            add_stack_word_check(sb, addr, lane(sb, v256_lanes[i], data));
-        break;
-    default:
-        break;
+            add_stack_word_check(sb, &b, addr,
+                                 new_tmp(sb, Ity_I64, IRExpr_Unop(v256_lanes[i], data)));
     }
 }
 

@@ -14,10 +14,9 @@ Bool rp_stacks_enabled = True;
 /* No value the translated code compares with is this (non-canonical). */
 #define NO_STACK ((Addr)0x8000000000000001ULL)
 
-Addr rp_stacks_private_lo = NO_STACK;
+Addr rp_stacks_lo = NO_STACK;
+UWord rp_stacks_span;
 UWord rp_stacks_private_span;
-Addr rp_stacks_own_lo = NO_STACK;
-UWord rp_stacks_own_span;
 
 /* Per Valgrind thread (VG_N_THREADS entries, made at the first use):
  * its stack, and whether that is known. */
@@ -36,14 +35,13 @@ static void make_tables(void)
 static void publish(const rp_privstack *s)
 {
     if (s->lo > s->hi) {
-        rp_stacks_private_lo = rp_stacks_own_lo = NO_STACK;
-        rp_stacks_private_span = rp_stacks_own_span = 0;
+        rp_stacks_lo = NO_STACK;
+        rp_stacks_span = rp_stacks_private_span = 0;
         return;
     }
-    rp_stacks_private_lo = s->lo;
+    rp_stacks_lo = s->lo;
+    rp_stacks_span = s->hi - s->lo;
     rp_stacks_private_span = s->shared_from - s->lo;
-    rp_stacks_own_lo = s->lo;
-    rp_stacks_own_span = s->hi - s->lo;
 }
 
 /* Valgrind's idea of the thread's stack: [stack_max - size + 1,
@@ -110,7 +108,7 @@ void rp_stacks_store(Addr addr, UWord value)
     if (known == NULL || !known[tid])
         return;
     s = &stacks[tid];
-    if (!privstack_store_escapes(s, addr, value))
+    if (!privstack_store_escapes(s, addr, value, VG_(get_SP)(tid)))
         return;
     privstack_escape(s, VG_(get_SP)(tid), value);
     publish(s);

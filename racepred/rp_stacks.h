@@ -13,18 +13,17 @@
  * yes). */
 extern Bool rp_stacks_enabled;
 
-/* The running thread's private part, [private_lo, private_lo +
- * private_span) (span 0: none), and its whole stack, [own_lo, own_lo +
- * own_span]: what the helpers and the translated code compare with. */
-extern Addr rp_stacks_private_lo;
+/* The running thread's stack, [lo, lo + span], and its private part,
+ * [lo, lo + private_span) (span 0: none): what the helpers and the
+ * translated code compare with. */
+extern Addr rp_stacks_lo;
+extern UWord rp_stacks_span;
 extern UWord rp_stacks_private_span;
-extern Addr rp_stacks_own_lo;
-extern UWord rp_stacks_own_span;
 
 /* Whether [addr, addr + size) is in the running thread's private part. */
 static inline Bool rp_stacks_is_private(Addr addr, UWord size)
 {
-    return addr + size - 1 - rp_stacks_private_lo < rp_stacks_private_span;
+    return addr + size - 1 - rp_stacks_lo < rp_stacks_private_span;
 }
 
 /* The thread gets the CPU: its stack and what has returned since. */
@@ -37,7 +36,8 @@ void rp_stacks_escape(ThreadId tid);
 /* The thread ended: its stack may be another's next. */
 void rp_stacks_forget(ThreadId tid);
 
-/* The running thread stores `value`, which lies in its stack, at addr. */
+/* The running thread stores `value`, which lies in its stack, at addr,
+ * which is not in its private part. */
 void rp_stacks_store(Addr addr, UWord value);
 
 #endif

@@ -30,6 +30,14 @@ static uint64_t live_from(const rp_privstack *s, uint64_t sp)
     return sp - s->lo < RP_PRIVSTACK_REDZONE ? s->lo : sp - RP_PRIVSTACK_REDZONE;
 }
 
+bool privstack_store_escapes(const rp_privstack *s, uint64_t addr, uint64_t value,
+                             uint64_t sp)
+{
+    if (!privstack_holds(s, value) || privstack_is_private(s, addr))
+        return false;
+    return !privstack_holds(s, sp) || value >= live_from(s, sp);
+}
+
 void privstack_escape(rp_privstack *s, uint64_t sp, uint64_t pointer)
 {
     uint64_t from;

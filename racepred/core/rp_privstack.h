@@ -76,12 +76,14 @@ static inline bool privstack_is_private(const rp_privstack *s, uint64_t addr)
  * (a signal or coroutine stack) shares the whole stack. */
 void privstack_escape(rp_privstack *s, uint64_t sp, uint64_t pointer);
 
-/* Whether storing `value` at `addr` lets a stack address escape. */
-static inline bool privstack_store_escapes(const rp_privstack *s, uint64_t addr,
-                                           uint64_t value)
-{
-    return privstack_holds(s, value) && !privstack_is_private(s, addr);
-}
+/* Whether storing `value` at `addr`, with the stack pointer at sp, lets
+ * a stack address escape: value is in the stack no lower than the red
+ * zone below sp (below it lies no object: a pointer there is stale, or
+ * no pointer at all but a number that happens to be in the range, which
+ * compressors store by the thousand when thread stacks sit at low
+ * addresses), and addr is not private. */
+bool privstack_store_escapes(const rp_privstack *s, uint64_t addr, uint64_t value,
+                             uint64_t sp);
 
 /* The stack pointer is sp: frames below it have returned, and their
  * memory is private again; the live frames stay as they are.  Returns the

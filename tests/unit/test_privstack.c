@@ -39,15 +39,23 @@ static void stores_that_escape(void **state)
     uint64_t global = 0x601000;
 
     (void)state;
+    uint64_t sp = HI - 0x200;
+
     privstack_init(&s, LO, HI);
-    assert_true(privstack_store_escapes(&s, global, HI - 64));
-    assert_false(privstack_store_escapes(&s, HI - 8, HI - 64));   /* into its own stack */
-    assert_false(privstack_store_escapes(&s, global, global));    /* no stack address */
-    assert_false(privstack_store_escapes(&s, global, HI + 1));
+    assert_true(privstack_store_escapes(&s, global, HI - 64, sp));
+    assert_false(privstack_store_escapes(&s, HI - 8, HI - 64, sp));   /* into its own stack */
+    assert_false(privstack_store_escapes(&s, global, global, sp));    /* no stack address */
+    assert_false(privstack_store_escapes(&s, global, HI + 1, sp));
+    /* In the red zone: maybe a leaf's object; below it: no object. */
+    assert_true(privstack_store_escapes(&s, global, sp - RZ, sp));
+    assert_false(privstack_store_escapes(&s, global, sp - RZ - 1, sp));
+    assert_false(privstack_store_escapes(&s, global, LO + 0x40000, sp));
+    /* Running off the stack, any address of it may be live. */
+    assert_true(privstack_store_escapes(&s, global, LO + 0x40000, 0x5000000));
     privstack_escape(&s, HI - 0x1000, 0);
     /* The shared part of its own stack is no place to hide an address. */
-    assert_true(privstack_store_escapes(&s, HI - 8, HI - 64));
-    assert_false(privstack_store_escapes(&s, HI - 0x2000, HI - 64));
+    assert_true(privstack_store_escapes(&s, HI - 8, HI - 64, HI - 0x1100));
+    assert_false(privstack_store_escapes(&s, HI - 0x2000, HI - 64, HI - 0x2100));
 }
 
 static void escape_shares_the_live_frames(void **state)
