@@ -323,16 +323,34 @@ static Bool frame_load_invariant(const loop *l, const IRExpr *addr, Int at, Int 
     return store_before(l, slot, ANYWHERE) == NULL;
 }
 
+/* Whether a load at statement `at` from `addr` outside the frame gives
+ * the same value every time round unless another thread writes it: its
+ * address is invariant (the loop stores nothing outside its frame,
+ * scan_loop).  Such a load is polled itself, so a load whose address it
+ * gives polls too: `while (!*shared->flag_ptr)` waits for the flag, not
+ * only for the pointer. */
+static Bool polled_load_invariant(const loop *l, const IRExpr *addr, Int depth)
+{
+    frame_slot slot;
+
+    return !frame_slot_of(l, addr, &slot, 0) && invariant(l, addr, depth + 1);
+}
+
 /* Whether temporary t is the same every time round: computed in the
  * loop from what is, or computed before the loop (the loop's first time
  * round in a block that starts before it: judge_loop checks the registers
  * of such a loop's addresses). */
 static Bool tmp_invariant(const loop *l, IRTemp t, Int depth)
 {
+    const IRExpr *addr;
+
     if (l->def[t] == NULL)
         return False;
-    if (l->def[t]->tag == Iex_Load)
-        return frame_load_invariant(l, l->def[t]->Iex.Load.addr, l->def_at[t], depth);
+    if (l->def[t]->tag == Iex_Load) {
+        addr = l->def[t]->Iex.Load.addr;
+        return frame_load_invariant(l, addr, l->def_at[t], depth)
+               || polled_load_invariant(l, addr, depth);
+    }
     return l->def_at[t] < l->head || invariant(l, l->def[t], depth + 1);
 }
 

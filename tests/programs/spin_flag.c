@@ -10,7 +10,13 @@
  *                    compiled with -O2 (a three-instruction loop);
  *   pause_loop       a loop with the pause hint, -O2;
  *   stack_flag       the waiter's flag is its own local variable, which
- *                    the other thread sets through a pointer.
+ *                    the other thread sets through a pointer;
+ *   pointer_flag     the flag is main's local, the waiter reaches it
+ *                    through a pointer in a structure on main's stack
+ *                    (DataRaceBench's acquirerelease: the loop loads the
+ *                    structure's address, the pointer, then the flag,
+ *                    and each is polled; the structure was filled while
+ *                    main's stack was private, --private-stacks).
  * The test programs are built -O0; the -O2 loops ask for it themselves. */
 #include <pthread.h>
 #include <stdio.h>
@@ -112,11 +118,40 @@ static int stack_flag(void)
     return sum;
 }
 
+struct handoff {
+    int *flag;
+    int sum;
+};
+
+static void *sum_after_pointer_flag(void *arg)
+{
+    struct handoff *h = arg;
+    int seen = 0;
+
+    while (seen == 0)
+        seen = __atomic_load_n(h->flag, __ATOMIC_ACQUIRE);
+    h->sum = sum_data();
+    return NULL;
+}
+
+static int pointer_flag(void)
+{
+    pthread_t t;
+    int flag = 0;
+    struct handoff h = { &flag, 0 };
+
+    pthread_create(&t, NULL, sum_after_pointer_flag, &h);
+    publish(&flag, 50);
+    pthread_join(t, NULL);
+    return h.sum;
+}
+
 int main(void)
 {
     printf("set_before_poll %d\n", set_before_poll());
     printf("poll_before_set %d\n", poll_before_set(sum_after_ready2, &ready2, 20));
     printf("pause_loop %d\n", poll_before_set(sum_after_ready3, &ready3, 30));
     printf("stack_flag %d\n", stack_flag());
+    printf("pointer_flag %d\n", pointer_flag());
     return 0;
 }
