@@ -1,6 +1,5 @@
 /* rp_blockrep.c — accesses a superblock repeats (rp_blockrep.h). */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcbase.h"
 #include "pub_tool_tooliface.h"
 
 #include "rp_blockrep.h"

@@ -55,7 +55,6 @@ static rp_privstack *stack_of(ThreadId tid)
 
     make_tables();
     s = &stacks[tid];
-
     if (size == 0 || size > hi) {
         privstack_none(s);
         known[tid] = False;
