@@ -220,6 +220,8 @@ static void note_history(Addr site)
 
 static VG_REGPARM(3) void on_read_full(Addr addr, UWord size, Addr site)
 {
+    if (rp_stacks_is_private(addr, size))
+        return;
     if (UNLIKELY(rp_history_stale))
         note_history(site);
     on_read(addr, size, site);
@@ -227,6 +229,8 @@ static VG_REGPARM(3) void on_read_full(Addr addr, UWord size, Addr site)
 
 static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
 {
+    if (rp_stacks_is_private(addr, size))
+        return;
     if (UNLIKELY(rp_history_stale))
         note_history(site);
     on_write(addr, size, site);
