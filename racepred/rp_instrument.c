@@ -383,6 +383,20 @@ static void declare_read(IRDirty *d, Int offset, Int size)
     d->fxState[i].repeatLen = 0;
 }
 
+/* A new temporary of `sb` holding e (flat IR: operands are atoms). */
+static IRExpr *new_tmp(IRSB *sb, IRType ty, IRExpr *e)
+{
+    IRTemp t = newIRTemp(sb->tyenv, ty);
+
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+    return IRExpr_RdTmp(t);
+}
+
+static IRExpr *load_word(IRSB *sb, const void *where)
+{
+    return new_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where)));
+}
+
 /* A report takes the current access's stack from the guest state when
  * the helper runs, and VEX keeps the SP and FP exact only at the memory
  * accesses themselves, which come after the helper: in a superblock that
@@ -462,19 +476,6 @@ typedef struct stack_bounds {
     IRExpr *shared_target;     /* Ity_I1: the store's address is not private */
 } stack_bounds;
 
-static IRExpr *new_tmp(IRSB *sb, IRType ty, IRExpr *e)
-{
-    IRTemp t = newIRTemp(sb->tyenv, ty);
-
-    addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
-    return IRExpr_RdTmp(t);
-}
-
-static IRExpr *load_word(IRSB *sb, const void *where)
-{
-    return new_tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)where)));
-}
-
 static stack_bounds load_stack_bounds(IRSB *sb, IRExpr *addr)
 {
     stack_bounds b;
@@ -539,12 +540,11 @@ static void add_stack_store_checks(IRSB *sb, IRExpr *addr, IRExpr *data)
 /* At an announcing nop: on_announce with the stack pointer. */
 static void add_announce(IRSB *sb, Addr site)
 {
-    IRTemp sp = newIRTemp(sb->tyenv, Ity_I64);
+    IRExpr *sp = new_tmp(sb, Ity_I64, IRExpr_Get(guest_layout->offset_SP, Ity_I64));
     IRDirty *d;
 
-    addStmtToIRSB(sb, IRStmt_WrTmp(sp, IRExpr_Get(guest_layout->offset_SP, Ity_I64)));
     d = unsafeIRDirty_0_N(0, "rp_on_announce", VG_(fnptr_to_fnentry)(&on_announce),
-                          mkIRExprVec_2(IRExpr_RdTmp(sp), mkIRExpr_HWord(site)));
+                          mkIRExprVec_2(sp, mkIRExpr_HWord(site)));
     declare_stack_reads(d);
     rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));
@@ -591,14 +591,12 @@ static void add_history_stale(IRSB *sb, IRJumpKind jk)
  * ends the thread's timeslice within 300 blocks. */
 static void add_yield_check(IRSB *sb, Addr start, Int offset_IP, IRType word_ty)
 {
-    IRTemp flag = newIRTemp(sb->tyenv, Ity_I8);
-    IRTemp set = newIRTemp(sb->tyenv, Ity_I1);
+    IRExpr *flag = new_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8,
+                                                   mkIRExpr_HWord((HWord)&rp_instrument_yield)));
+    IRExpr *set = new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, flag,
+                                                   IRExpr_Const(IRConst_U8(0))));
 
-    addStmtToIRSB(sb, IRStmt_WrTmp(flag, IRExpr_Load(Iend_LE, Ity_I8,
-                                                     mkIRExpr_HWord((HWord)&rp_instrument_yield))));
-    addStmtToIRSB(sb, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE8, IRExpr_RdTmp(flag),
-                                                     IRExpr_Const(IRConst_U8(0)))));
-    addStmtToIRSB(sb, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield,
+    addStmtToIRSB(sb, IRStmt_Exit(set, Ijk_Yield,
                                   word_ty == Ity_I64 ? IRConst_U64(start)
                                                      : IRConst_U32((UInt)start),
                                   offset_IP));
