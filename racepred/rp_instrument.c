@@ -32,6 +32,13 @@
  *                        releases too (rp_atomics.h).
  *   Exit                 branch, only when a detector asked for branches
  * Get/Put touch the guest register file, not memory: nothing to do.
+ * Three things keep helper calls out of the common case: an access that
+ * repeats one its superblock surely made gets no call (rp_blockrep.h);
+ * a store of a 64-bit word (each lane of a vector, a CAS's new value)
+ * calls the stack-escape check only when the word is an address of the
+ * running thread's stack and the target is not its private part
+ * (rp_stacks.h); and the access helpers return at once for that private
+ * part.
  * Code in the ignored objects (rp_filter.h) is copied unchanged; in the
  * synchronising ones (libgomp) every load is an acquire and every store a
  * release of its word, and atomics are as anywhere.
