@@ -192,18 +192,25 @@ Bool repeat_needs_nothing(Bool is_write, Addr addr, UWord size)
     return True;
 }
 
+/* An access outside the running thread's private stack (rp_stacks.h). */
+static inline __attribute__((always_inline))
+void on_shared_access(Bool is_write, Addr addr, UWord size, Addr site)
+{
+    if (LIKELY(repeat_needs_nothing(is_write, addr, size)))
+        return;
+    on_access_rest(is_write, addr, size, site);
+}
+
 static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
 {
-    if (rp_stacks_is_private(addr, size) || LIKELY(repeat_needs_nothing(False, addr, size)))
-        return;
-    on_access_rest(False, addr, size, site);
+    if (!rp_stacks_is_private(addr, size))
+        on_shared_access(False, addr, size, site);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 {
-    if (rp_stacks_is_private(addr, size) || LIKELY(repeat_needs_nothing(True, addr, size)))
-        return;
-    on_access_rest(True, addr, size, site);
+    if (!rp_stacks_is_private(addr, size))
+        on_shared_access(True, addr, size, site);
 }
 
 Bool rp_instrument_floor = False;
@@ -231,7 +238,7 @@ static VG_REGPARM(3) void on_read_full(Addr addr, UWord size, Addr site)
         return;
     if (UNLIKELY(rp_history_stale))
         note_history(site);
-    on_read(addr, size, site);
+    on_shared_access(False, addr, size, site);
 }
 
 static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
@@ -240,7 +247,7 @@ static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
         return;
     if (UNLIKELY(rp_history_stale))
         note_history(site);
-    on_write(addr, size, site);
+    on_shared_access(True, addr, size, site);
 }
 
 /* Makes [addr, addr + size) a synchronisation variable (rp_atomics.h).

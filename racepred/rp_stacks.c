@@ -19,16 +19,18 @@ UWord rp_stacks_span;
 UWord rp_stacks_private_span;
 
 /* Per Valgrind thread (VG_N_THREADS entries, made at the first use):
- * its stack, and whether that is known. */
+ * its stack, none until it is first known. */
 static rp_privstack *stacks;
-static Bool *known;
 
-static void make_tables(void)
+static void make_table(void)
 {
+    ThreadId tid;
+
     if (stacks != NULL)
         return;
-    stacks = VG_(calloc)("rp.stacks", VG_N_THREADS, sizeof *stacks);
-    known = VG_(calloc)("rp.stacks.known", VG_N_THREADS, sizeof *known);
+    stacks = VG_(malloc)("rp.stacks", VG_N_THREADS * sizeof *stacks);
+    for (tid = 0; tid < VG_N_THREADS; tid++)
+        privstack_none(&stacks[tid]);
 }
 
 /* The running thread's stack into the globals. */
@@ -53,17 +55,14 @@ static rp_privstack *stack_of(ThreadId tid)
     Addr hi = VG_(thread_get_stack_max)(tid);
     SizeT size = VG_(thread_get_stack_size)(tid);
 
-    make_tables();
+    make_table();
     s = &stacks[tid];
-    if (size == 0 || size > hi) {
+    if (size == 0 || size > hi)
         privstack_none(s);
-        known[tid] = False;
-    } else if (!known[tid] || s->hi != hi) {
+    else if (s->lo > s->hi || s->hi != hi)
         privstack_init(s, hi - size + 1, hi);
-        known[tid] = True;
-    } else if (s->lo != hi - size + 1) {
+    else if (s->lo != hi - size + 1)
         privstack_set_lo(s, hi - size + 1);
-    }
     return s;
 }
 
@@ -95,8 +94,8 @@ void rp_stacks_escape(ThreadId tid)
 
 void rp_stacks_forget(ThreadId tid)
 {
-    if (known != NULL)
-        known[tid] = False;
+    if (stacks != NULL)
+        privstack_none(&stacks[tid]);
 }
 
 void rp_stacks_store(Addr addr, UWord value)
@@ -104,7 +103,7 @@ void rp_stacks_store(Addr addr, UWord value)
     ThreadId tid = rp_threads_current_vg;
     rp_privstack *s;
 
-    if (known == NULL || !known[tid])
+    if (stacks == NULL)
         return;
     s = &stacks[tid];
     if (!privstack_store_escapes(s, addr, value, VG_(get_SP)(tid)))

@@ -166,16 +166,22 @@ static Bool uses_fd(UInt sysno)
     }
 }
 
-static Bool writes_fd(UInt sysno)
+/* Calls that write data into a descriptor. */
+static Bool writes_fd_data(UInt sysno)
 {
     switch (sysno) {
     case __NR_write: case __NR_pwrite64: case __NR_writev: case __NR_pwritev:
     case __NR_pwritev2: case __NR_sendto: case __NR_sendmsg: case __NR_sendmmsg:
-    case __NR_close: case __NR_connect: case __NR_epoll_ctl:
         return True;
     default:
         return False;
     }
+}
+
+static Bool writes_fd(UInt sysno)
+{
+    return writes_fd_data(sysno) || sysno == __NR_close || sysno == __NR_connect
+           || sysno == __NR_epoll_ctl;
 }
 
 /* Calls that hand the caller's memory or a pointer it chose to whoever
@@ -183,9 +189,9 @@ static Bool writes_fd(UInt sysno)
  * written out, epoll's and a timer's or signal's user data. */
 static Bool sends_data(UInt sysno)
 {
+    if (writes_fd_data(sysno))
+        return True;
     switch (sysno) {
-    case __NR_write: case __NR_pwrite64: case __NR_writev: case __NR_pwritev:
-    case __NR_pwritev2: case __NR_sendto: case __NR_sendmsg: case __NR_sendmmsg:
     case __NR_msgsnd: case __NR_mq_timedsend: case __NR_mq_notify:
     case __NR_process_vm_writev: case __NR_vmsplice: case __NR_epoll_ctl:
     case __NR_timer_create: case __NR_rt_sigqueueinfo: case __NR_rt_tgsigqueueinfo:
