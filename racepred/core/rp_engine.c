@@ -452,6 +452,15 @@ rp_tid_t rp_engine_last_writer(const rp_engine *eng, uint64_t addr)
     return RP_NO_WRITER;
 }
 
+void rp_engine_seen_parts(const rp_engine *eng, uint64_t addr, uint64_t size, rp_range_fn fn,
+                          void *ctx)
+{
+    if (eng->repeats == NULL)
+        fn(ctx, addr, size);
+    else
+        repeats_seen_parts(eng->repeats, addr, size, fn, ctx);
+}
+
 void rp_engine_kept(const rp_engine *eng, rp_history_stats *stats)
 {
     rp_memset(stats, 0, sizeof *stats);

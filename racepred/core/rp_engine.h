@@ -132,6 +132,14 @@ void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid);
  * detector that remembers writes knows it, or RP_NO_WRITER. */
 rp_tid_t rp_engine_last_writer(const rp_engine *eng, uint64_t addr);
 
+/* Calls fn for the parts of [addr, addr + size) where some access may
+ * have reached the detectors since the memory was last fresh (a forget):
+ * whole 64 KiB chunks as the filter of repeats saw them, or the whole
+ * range without the filter.  A write of the rest can only race with
+ * later accesses. */
+void rp_engine_seen_parts(const rp_engine *eng, uint64_t addr, uint64_t size, rp_range_fn fn,
+                          void *ctx);
+
 /* What the detectors' critical-section histories hold, summed over the
  * detectors (rp_detector_ops.kept; peaks are each detector's own). */
 void rp_engine_kept(const rp_engine *eng, rp_history_stats *stats);

@@ -9,6 +9,7 @@ rp_repeats *repeats_create(void)
     shadow_init(&r->shadow, sizeof(rp_repeat_slot));
     shadow_set_release(&r->shadow, NULL, NULL);
     u64map_init(&r->sends);
+    u64map_init(&r->seen_before_wrap);
     return r;
 }
 
@@ -20,6 +21,7 @@ void repeats_destroy(rp_repeats *r)
     rp_free(r->stamp);
     rp_free(r->seen);
     u64map_free(&r->sends);
+    u64map_free(&r->seen_before_wrap);
     rp_free(r->rewritten);
     rp_free(r);
 }
@@ -33,12 +35,19 @@ static void clear_slot(void *ctx, uint64_t granule, void *slot, uint8_t mask)
     s->written &= (uint8_t)~mask;
 }
 
+static void keep_seen_chunk(void *ctx, uint64_t chunk, void *slots)
+{
+    (void)slots;
+    u64map_put(ctx, chunk, (void *)1);
+}
+
 /* A fresh stamp (never 0).  When the counter wraps, every stamp in the
- * shadow could alias a new one: the shadow goes, and every thread takes a
- * fresh stamp at its next access. */
+ * shadow could alias a new one: the shadow goes (its chunks stay listed
+ * as seen), and every thread takes a fresh stamp at its next access. */
 static uint16_t next_stamp(rp_repeats *r)
 {
     if (r->last_stamp == RP_REPEATS_REWRITTEN - 1) {
+        u64map_for_each(&r->shadow.chunks, keep_seen_chunk, &r->seen_before_wrap);
         shadow_fini(&r->shadow);
         shadow_init(&r->shadow, sizeof(rp_repeat_slot));
         shadow_set_release(&r->shadow, NULL, NULL);
@@ -176,6 +185,45 @@ void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size)
     shadow_clear_range(&r->shadow, addr, size, clear_slot, NULL);
 }
 
+/* Fresh memory: the chunks it covers whole are no longer seen. */
+static void forget_seen_chunks(rp_repeats *r, uint64_t addr, uint64_t size)
+{
+    uint64_t chunk_bytes = RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS;
+    uint64_t first = (addr + chunk_bytes - 1) / chunk_bytes;
+    uint64_t end = addr + size < addr ? UINT64_MAX / chunk_bytes : (addr + size) / chunk_bytes;
+    if (end > first)
+        u64map_remove_range(&r->seen_before_wrap, first, end - first, NULL, NULL);
+}
+
+static bool chunk_seen(const rp_repeats *r, uint64_t chunk)
+{
+    return u64map_get(&r->shadow.chunks, chunk) != NULL
+           || u64map_get(&r->seen_before_wrap, chunk) != NULL;
+}
+
+void repeats_seen_parts(const rp_repeats *r, uint64_t addr, uint64_t size, rp_range_fn fn,
+                        void *ctx)
+{
+    uint64_t chunk_bytes = RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS;
+    uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
+    uint64_t run = 0, a = addr;
+    bool in_run = false;
+    while (a < end) {
+        uint64_t next = (a / chunk_bytes + 1) * chunk_bytes;
+        if (next > end || next == 0)
+            next = end;
+        bool seen = chunk_seen(r, a / chunk_bytes);
+        if (seen && !in_run)
+            run = a;
+        else if (!seen && in_run)
+            fn(ctx, run, a - run);
+        in_run = seen;
+        a = next;
+    }
+    if (in_run)
+        fn(ctx, run, end - run);
+}
+
 /* Object obj's sends + 1. */
 static uint64_t sends_of(const rp_repeats *r, uint64_t obj)
 {
@@ -226,6 +274,7 @@ void repeats_note(rp_repeats *r, const rp_event *e)
         /* Fresh memory: the detectors drop what they knew of it, so an
          * access of it is new whatever the stamp says. */
         repeats_forget(r, e->obj, e->size);
+        forget_seen_chunks(r, e->obj, e->size);
         break;
     case RP_EV_FORK:
     case RP_EV_JOIN:

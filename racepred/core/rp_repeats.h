@@ -124,6 +124,11 @@ typedef struct rp_repeats {
     uint16_t *stamp;       /* current stamp per thread */
     rp_recv_seen *seen;    /* RP_REPEATS_RECV_WAYS per thread */
     rp_u64map sends;       /* sync object -> its sends + 1 (absent: none) */
+    /* Chunks of the shadow before the last wrap of the stamps emptied it
+     * (value: non-NULL), until a forget covers them: with the shadow's
+     * own, the chunks where some access has been passed on since the
+     * memory was last fresh (repeats_seen_parts). */
+    rp_u64map seen_before_wrap;
     uint64_t n_sends;      /* sends passed on so far, on any object */
     uint64_t recvs_dropped;
     uint32_t n_threads;
@@ -263,5 +268,13 @@ void repeats_note(rp_repeats *r, const rp_event *e);
 /* No access of [addr, addr + size) is a repeat until it is passed on
  * again (as for a forget, but the detectors see nothing). */
 void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size);
+
+/* Calls fn for each run of [addr, addr + size) made of whole shadow chunks
+ * (RP_SHADOW_CHUNK_BITS granules: 64 KiB) in which some access has been
+ * passed on since a forget last covered the chunk, clipped to the range;
+ * nothing of the rest has reached a detector since it was fresh. */
+typedef void (*rp_range_fn)(void *ctx, uint64_t addr, uint64_t size);
+void repeats_seen_parts(const rp_repeats *r, uint64_t addr, uint64_t size, rp_range_fn fn,
+                        void *ctx);
 
 #endif

@@ -169,6 +169,74 @@ static void test_stamps_that_wrap_alias_nothing(void **state)
     repeats_destroy(r);
 }
 
+/* ---- the parts of a range accesses reached ----------------------------------- */
+
+#define CHUNK_BYTES (RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS)
+#define FAR (16 * CHUNK_BYTES)
+
+typedef struct parts {
+    uint64_t addr[8], size[8];
+    unsigned n;
+} parts;
+
+static void collect_part(void *ctx, uint64_t addr, uint64_t size)
+{
+    parts *p = ctx;
+    assert_true(p->n < 8);
+    p->addr[p->n] = addr;
+    p->size[p->n++] = size;
+}
+
+static parts seen_parts(const rp_repeats *r, uint64_t addr, uint64_t size)
+{
+    parts p = { .n = 0 };
+    repeats_seen_parts(r, addr, size, collect_part, &p);
+    return p;
+}
+
+/* Chunks FAR+1 and FAR+3 are accessed; the range [FAR + 10, FAR + 4 chunks
+ * - 10) is seen in those two chunks only, clipped to the range.  A wrap of
+ * the stamps empties the shadow but not what was seen; a forget that
+ * covers a chunk whole makes it unseen, one that covers part of it not. */
+static void test_seen_parts_follow_accesses_wraps_and_forgets(void **state)
+{
+    (void)state;
+    rp_repeats *r = repeats_create();
+    assert_int_equal(seen_parts(r, FAR, 4 * CHUNK_BYTES).n, 0);
+    feed(r, harness_event(RP_EV_WRITE, 0, FAR + CHUNK_BYTES + 100, 4));
+    feed(r, harness_event(RP_EV_READ, 1, FAR + 3 * CHUNK_BYTES, 1));
+    parts p = seen_parts(r, FAR + 10, 4 * CHUNK_BYTES - 20);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.addr[0], FAR + CHUNK_BYTES);
+    assert_int_equal(p.size[0], CHUNK_BYTES);
+    assert_int_equal(p.addr[1], FAR + 3 * CHUNK_BYTES);
+    assert_int_equal(p.size[1], CHUNK_BYTES - 10);
+
+    for (uint32_t i = 0; i < RP_REPEATS_REWRITTEN; i++) {
+        feed(r, harness_event(RP_EV_ACQUIRE, 1, 99, 0));
+        feed(r, harness_event(RP_EV_WRITE, 1, BASE, 8));
+    }
+    assert_true(r->last_stamp < 10);
+    assert_null(shadow_find(&r->shadow, (FAR + CHUNK_BYTES) >> RP_SHADOW_GRANULE_BITS));
+    p = seen_parts(r, FAR, 4 * CHUNK_BYTES);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.addr[0], FAR + CHUNK_BYTES);
+    assert_int_equal(p.addr[1], FAR + 3 * CHUNK_BYTES);
+
+    feed(r, harness_event(RP_EV_FORGET, 0, FAR + CHUNK_BYTES - 8, CHUNK_BYTES + 16));
+    feed(r, harness_event(RP_EV_FORGET, 0, FAR + 3 * CHUNK_BYTES + 8, CHUNK_BYTES - 16));
+    p = seen_parts(r, FAR, 4 * CHUNK_BYTES);
+    assert_int_equal(p.n, 1);
+    assert_int_equal(p.addr[0], FAR + 3 * CHUNK_BYTES);
+    assert_int_equal(p.size[0], CHUNK_BYTES);
+    /* The end of the address space: no overflow. */
+    feed(r, harness_event(RP_EV_READ, 0, UINT64_MAX - 7, 8));
+    p = seen_parts(r, UINT64_MAX - 2 * CHUNK_BYTES + 1, 2 * CHUNK_BYTES);
+    assert_int_equal(p.n, 1);
+    assert_int_equal(p.addr[0], UINT64_MAX - CHUNK_BYTES + 1);
+    repeats_destroy(r);
+}
+
 /* ---- random runs ------------------------------------------------------------ */
 
 typedef struct run {
@@ -379,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_other_thread_sync_and_forget_end_repeats),
         cmocka_unit_test(test_receive_repeats_until_a_send),
         cmocka_unit_test(test_stamps_that_wrap_alias_nothing),
+        cmocka_unit_test(test_seen_parts_follow_accesses_wraps_and_forgets),
         cmocka_unit_test(test_filter_keeps_racy_bytes_hb),
         cmocka_unit_test(test_filter_keeps_racy_bytes_wcp),
         cmocka_unit_test(test_filter_keeps_racy_bytes_dc),
