@@ -679,13 +679,13 @@ typedef struct block_part {
 /* rp_head_fn: the IMark of `a` in the block part, or that of an
  * instruction there with a's opcode and memory operand (another copy of
  * the loop's check, as compilers make before a loop they rotate). */
-static Int head_of(void *ctx, Addr a)
+static Int head_of(void *ctx, Addr a, Bool exact)
 {
     const block_part *b = ctx;
     rp_x86_insn d;
     Int head = imark_index(b->sb, b->start, b->at, a), i;
 
-    if (head >= 0 || !rp_code_decode(a, &d) || !d.mem)
+    if (head >= 0 || exact || !rp_code_decode(a, &d) || !d.mem)
         return head;
     if (n_access_marks < 0)
         decode_access_marks(b->sb, b->start);

@@ -52,15 +52,18 @@
  * decoded from the machine code (rp_waitcall.h), every path from the
  * block's branch followed until it comes back into the block (or to
  * another copy of the check) or leaves the loop.  The paths that come
- * back must wait on the way (pause, or a call of a waiting function) and
- * store only into the frame; the registers they write count as written
+ * back store only into the frame, and one of them at least waits on the
+ * way (pause, a call of a waiting function) or polls another fixed
+ * address (`while (!a && !b)`: each check a block, each the other's way
+ * back); the registers they write count as written
  * by the loop, unless every one of them reloads the register from a
  * frame slot the loop never stores (the same value every time round).
  * The loop in the block is then judged as above.
  *
  * Not recognised: loops that call other functions, loops that store,
- * loops that come back without waiting through code outside the check's
- * block.  See docs/manual.md, "Spin loops".
+ * loops no way of which back through code outside the check's block
+ * waits or polls (a counted loop).  See docs/manual.md,
+ * "Spin loops".
  */
 #ifndef RP_SPIN_H
 #define RP_SPIN_H

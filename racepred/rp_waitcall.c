@@ -143,6 +143,8 @@ typedef struct path {
     UInt clobbered;
     Long reload[16];
     Bool waited;
+    Bool loaded;            /* read a fixed address (not the frame) */
+    Bool polled;            /* and branched after it */
     Bool rsp_moved;
 } path;
 
@@ -150,7 +152,7 @@ typedef struct walker {
     rp_head_fn head_of;
     void *ctx;
     rp_way_back *way;
-    UInt decoded, arrivals;
+    UInt decoded, arrivals, waiting_arrivals;
     Bool failed;
 } walker;
 
@@ -200,10 +202,8 @@ static void arrive(walker *w, Int head, const path *p)
     rp_way_back *way = w->way;
     Int r;
 
-    if (!p->waited) {
-        w->failed = True;
-        return;
-    }
+    if (p->waited || p->polled)
+        w->waiting_arrivals++;
     if (w->arrivals == 0 || head < way->head)
         way->head = head;
     way->clobbered |= p->clobbered;
@@ -223,7 +223,11 @@ static void walk(walker *w, Addr a, path p, UInt length)
     Int head, r;
 
     for (; !w->failed; length++) {
-        if ((head = w->head_of(w->ctx, a)) >= 0) {
+        /* Only a path that waited comes back at another copy of the
+         * check; others go on into the copy, whose own branch must come
+         * back (gcc's copy of `while (!(a | b))`'s check, which jumps
+         * back to the first). */
+        if ((head = w->head_of(w->ctx, a, !p.waited)) >= 0) {
             arrive(w, head, &p);
             return;
         }
@@ -245,10 +249,12 @@ static void walk(walker *w, Addr a, path p, UInt length)
             a = d.target;
             continue;
         } else if (is_conditional_jump(&d)) {
+            p.polled |= p.loaded;
             walk(w, d.target, p, length + 1);
         } else if (compares(&d)) {
             /* flags only */
         } else if (way_back_instruction(&d)) {
+            p.loaded |= d.mem && constant_operand(&d) && only_reads(&d);
             note_instruction(w, &p, &d);
         } else {
             return;   /* leaves the loop: a store, a return, an indirect jump... */
@@ -272,8 +278,8 @@ Bool rp_waitcall_way_back(Addr from, Bool waited, rp_head_fn head_of, void *ctx,
     w.head_of = head_of;
     w.ctx = ctx;
     w.way = way;
-    w.decoded = w.arrivals = 0;
+    w.decoded = w.arrivals = w.waiting_arrivals = 0;
     w.failed = False;
     walk(&w, from, p, 0);
-    return !w.failed && w.arrivals > 0;
+    return !w.failed && w.waiting_arrivals > 0;
 }

@@ -23,10 +23,17 @@
  * pause, or call a function that only waits (sched_yield, pthread_yield,
  * thrd_yield, usleep, nanosleep, clock_nanosleep, thrd_sleep, sleep and
  * libstdc++'s std::this_thread::__sleep_for, named through the PLT:
- * rp_callee.h), and it must pause or call one of those on the way: a
- * loop that comes back without waiting is left to the block-local rule.
- * Anything else (a store, another call, a return, an indirect jump)
- * ends the path as a way out of the loop.
+ * rp_callee.h).  At least one path that comes back must wait on the way:
+ * pause or call one of those; or poll, reading a fixed address (another
+ * flag: VEX ends a block at every conditional branch, so the checks of
+ * `while (!a && !b)` are two blocks, each the other's way back) and
+ * branching after it.  Only a path that waited may come back at another
+ * copy of the check; a path that polls must come back to the block
+ * itself.  Other paths may come back without waiting (the counter of a
+ * loop that spins a hundred times, then yields).  A loop no path of which
+ * waits (a counted loop that tests a flag) is left to the block-local
+ * rule.  Anything else (a store, another call, a
+ * return, an indirect jump) ends the path as a way out of the loop.
  */
 #ifndef RP_WAITCALL_H
 #define RP_WAITCALL_H
@@ -54,14 +61,16 @@ typedef struct rp_way_back {
 } rp_way_back;
 
 /* Whether a path that reached client address `a` has come back: a
- * non-negative number naming where (the smaller, the earlier), else -1. */
-typedef Int (*rp_head_fn)(void *ctx, Addr a);
+ * non-negative number naming where (the smaller, the earlier), else -1.
+ * With `exact`, only an instruction of the check's block itself counts,
+ * not another copy of the check. */
+typedef Int (*rp_head_fn)(void *ctx, Addr a, Bool exact);
 
 /* Follows the loop's way back from `from` (the check's branch target, or
  * where a call of a waiting function at the end of the block returns, then
- * `waited` is True).  True when some path comes back, every path that
- * comes back waited, and no path could be followed through its whole
- * length without coming back or leaving. */
+ * `waited` is True).  True when some path that comes back waits (above)
+ * and no path could be followed through its whole length without coming
+ * back or leaving. */
 Bool rp_waitcall_way_back(Addr from, Bool waited, rp_head_fn head_of, void *ctx,
                           rp_way_back *way);
 

@@ -16,14 +16,28 @@
  *                    (DataRaceBench's acquirerelease: the loop loads the
  *                    structure's address, the pointer, then the flag,
  *                    and each is polled; the structure was filled while
- *                    main's stack was private, --private-stacks).
+ *                    main's stack was private, --private-stacks);
+ *   either_flag      while (!ready4 && !stop4);  -O2: VEX ends a block at
+ *                    every conditional branch, so each flag's check is
+ *                    a block of its own and each block's way back polls
+ *                    the other flag (rp_waitcall.h);
+ *   either_or        while (!(ready5 | stop5));  -O2, one block;
+ *   either_or_copied the same loop with its check copied, each copy
+ *                    jumping straight to the other (what gcc -O2 made of
+ *                    it in a switch's case; in assembly to keep the
+ *                    shape): each copy's way back is the other copy;
+ *   spin_then_yield  while (!ready6) if (++spins > 100) sched_yield();
+ *                    -O2: the way back through the counter does not
+ *                    wait, the one through sched_yield does.
  * The test programs are built -O0; the -O2 loops ask for it themselves. */
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
 static int data[4];
-static int ready1, ready2, ready3;
+static int ready1, ready2, ready3, ready4, ready5, ready6, ready7;
+static int stop4, stop5, stop7;
 
 static void publish(int *flag, int base)
 {
@@ -146,6 +160,71 @@ static int pointer_flag(void)
     return h.sum;
 }
 
+__attribute__((optimize("O2"), noinline)) static void wait_ready4(void)
+{
+    while (!__atomic_load_n(&ready4, __ATOMIC_ACQUIRE)
+           && !__atomic_load_n(&stop4, __ATOMIC_ACQUIRE))
+        ;
+}
+
+__attribute__((optimize("O2"), noinline)) static void wait_ready5(void)
+{
+    while (!(__atomic_load_n(&ready5, __ATOMIC_ACQUIRE)
+             | __atomic_load_n(&stop5, __ATOMIC_ACQUIRE)))
+        ;
+}
+
+__attribute__((noinline)) static void wait_ready7(void)
+{
+    __asm__ volatile("1: movl %0, %%eax\n\t"
+                     "movl %1, %%edx\n\t"
+                     "orl %%edx, %%eax\n\t"
+                     "jne 2f\n\t"
+                     "movl %0, %%eax\n\t"
+                     "movl %1, %%edx\n\t"
+                     "orl %%edx, %%eax\n\t"
+                     "je 1b\n"
+                     "2:"
+                     : : "m"(ready7), "m"(stop7) : "rax", "rdx", "cc", "memory");
+}
+
+__attribute__((optimize("O2"), noinline)) static void wait_ready6(void)
+{
+    int spins = 0;
+
+    while (!__atomic_load_n(&ready6, __ATOMIC_ACQUIRE))
+        if (++spins > 100)
+            sched_yield();
+}
+
+static void *sum_after_ready4(void *arg)
+{
+    wait_ready4();
+    *(int *)arg = sum_data();
+    return NULL;
+}
+
+static void *sum_after_ready5(void *arg)
+{
+    wait_ready5();
+    *(int *)arg = sum_data();
+    return NULL;
+}
+
+static void *sum_after_ready7(void *arg)
+{
+    wait_ready7();
+    *(int *)arg = sum_data();
+    return NULL;
+}
+
+static void *sum_after_ready6(void *arg)
+{
+    wait_ready6();
+    *(int *)arg = sum_data();
+    return NULL;
+}
+
 int main(void)
 {
     printf("set_before_poll %d\n", set_before_poll());
@@ -153,5 +232,9 @@ int main(void)
     printf("pause_loop %d\n", poll_before_set(sum_after_ready3, &ready3, 30));
     printf("stack_flag %d\n", stack_flag());
     printf("pointer_flag %d\n", pointer_flag());
+    printf("either_flag %d\n", poll_before_set(sum_after_ready4, &ready4, 60));
+    printf("either_or %d\n", poll_before_set(sum_after_ready5, &ready5, 70));
+    printf("either_or_copied %d\n", poll_before_set(sum_after_ready7, &ready7, 90));
+    printf("spin_then_yield %d\n", poll_before_set(sum_after_ready6, &ready6, 80));
     return 0;
 }
