@@ -144,11 +144,13 @@ Bool rp_heap_free_is_write = True;
 /* A free writes its block's first bytes (a cache line: the fields of a
  * list node or a small struct) and, beyond them, only the 64 KiB parts of
  * the block where some access reached the detectors since the block was
- * allocated (rp_engine_seen_parts): the rest can race only with a later
- * access of the freed memory, and every granule written costs a cell in
- * every detector.  On a -O0 build of zstd -T2, whose buffers are sized for
- * the worst case, writing whole blocks took 41 MB more (121 against
- * 80 MB) and 0.4 s more CPU (2.1 against 1.7 s) under --detector=hb.
+ * allocated (rp_engine_seen_parts; the first bytes' write makes their
+ * part one, so a block within one part is written whole).  The rest can
+ * race only with a later access of the freed memory, and every granule
+ * written costs a cell in every detector.  On a -O0 build of zstd -T2,
+ * whose buffers are sized for the worst case, writing whole blocks took
+ * 41 MB more (121 against 80 MB) and 0.3 s more CPU (2.0 against 1.7 s)
+ * under --detector=hb.
  * A free made while its thread holds a lock writes the first bytes only:
  * the detectors with critical-section rules (wcp, dc, ...) keep what
  * every section wrote.  On sqlite3 (corpus.sh), which frees under its
