@@ -85,31 +85,31 @@ __attribute__((optimize("O2"), noinline)) static void wait_ready3(void)
         __builtin_ia32_pause();
 }
 
-static void *sum_after_ready2(void *arg)
-{
-    wait_ready2();
-    *(int *)arg = sum_data();
-    return NULL;
-}
+struct waiter {
+    void (*wait)(void);
+    int sum;
+};
 
-static void *sum_after_ready3(void *arg)
+static void *sum_after_wait(void *arg)
 {
-    wait_ready3();
-    *(int *)arg = sum_data();
+    struct waiter *w = arg;
+
+    w->wait();
+    w->sum = sum_data();
     return NULL;
 }
 
 /* The waiter runs first and spins; main publishes after a while. */
-static int poll_before_set(void *(*waiter)(void *), int *flag, int base)
+static int poll_before_set(void (*wait)(void), int *flag, int base)
 {
     pthread_t t;
-    int sum = 0;
+    struct waiter w = { wait, 0 };
 
-    pthread_create(&t, NULL, waiter, &sum);
+    pthread_create(&t, NULL, sum_after_wait, &w);
     usleep(200 * 1000);
     publish(flag, base);
     pthread_join(t, NULL);
-    return sum;
+    return w.sum;
 }
 
 static void *set_through_pointer(void *arg)
@@ -197,44 +197,16 @@ __attribute__((optimize("O2"), noinline)) static void wait_ready6(void)
             sched_yield();
 }
 
-static void *sum_after_ready4(void *arg)
-{
-    wait_ready4();
-    *(int *)arg = sum_data();
-    return NULL;
-}
-
-static void *sum_after_ready5(void *arg)
-{
-    wait_ready5();
-    *(int *)arg = sum_data();
-    return NULL;
-}
-
-static void *sum_after_ready7(void *arg)
-{
-    wait_ready7();
-    *(int *)arg = sum_data();
-    return NULL;
-}
-
-static void *sum_after_ready6(void *arg)
-{
-    wait_ready6();
-    *(int *)arg = sum_data();
-    return NULL;
-}
-
 int main(void)
 {
     printf("set_before_poll %d\n", set_before_poll());
-    printf("poll_before_set %d\n", poll_before_set(sum_after_ready2, &ready2, 20));
-    printf("pause_loop %d\n", poll_before_set(sum_after_ready3, &ready3, 30));
+    printf("poll_before_set %d\n", poll_before_set(wait_ready2, &ready2, 20));
+    printf("pause_loop %d\n", poll_before_set(wait_ready3, &ready3, 30));
     printf("stack_flag %d\n", stack_flag());
     printf("pointer_flag %d\n", pointer_flag());
-    printf("either_flag %d\n", poll_before_set(sum_after_ready4, &ready4, 60));
-    printf("either_or %d\n", poll_before_set(sum_after_ready5, &ready5, 70));
-    printf("either_or_copied %d\n", poll_before_set(sum_after_ready7, &ready7, 90));
-    printf("spin_then_yield %d\n", poll_before_set(sum_after_ready6, &ready6, 80));
+    printf("either_flag %d\n", poll_before_set(wait_ready4, &ready4, 60));
+    printf("either_or %d\n", poll_before_set(wait_ready5, &ready5, 70));
+    printf("either_or_copied %d\n", poll_before_set(wait_ready7, &ready7, 90));
+    printf("spin_then_yield %d\n", poll_before_set(wait_ready6, &ready6, 80));
     return 0;
 }
