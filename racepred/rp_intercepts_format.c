@@ -3,7 +3,8 @@
  * string functions (rp_intercepts_string.c) and stdio's transfers
  * (rp_intercepts_stdio.c): formatting into a buffer (sprintf and its
  * family), sorting an array (qsort), reading a line into a buffer libc
- * grows (getline, getdelim); and parsing a buffer (sscanf reads it).  Each
+ * grows (getline, getdelim); and parsing a buffer (sscanf reads it,
+ * strtol and its family read a number's text).  Each
  * calls libc's function and announces the bytes it read or wrote, naming
  * the program's call site
  * (rp_libc.h).  These calls cost microseconds natively; the half
@@ -13,8 +14,10 @@
  * announcement names the preload as its caller and the tool drops it.
  * What a format reads (a %s argument) and what sscanf stores through its
  * pointers are not announced. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "rp_preload.h"
@@ -231,3 +234,57 @@ VSSCANF_FUNC(vsscanf)
 VSSCANF_FUNC(ZuZuisoc99Zuvsscanf)
 SSCANF_FUNC(sscanf, vsscanf)
 SSCANF_FUNC(ZuZuisoc99Zusscanf, __isoc99_vsscanf)
+
+/* The bytes strtol and its family read of s when the number's text ended
+ * at `end`: the text and the byte that stopped it; with no number
+ * (end == s), the blanks and the sign skipped and the byte after them. */
+static size_t parsed_bytes(const char *s, const char *end)
+{
+    if (end == s) {
+        while (isspace((unsigned char)*end))
+            end++;
+        if (*end == '+' || *end == '-')
+            end++;
+    }
+    return (size_t)(end - s) + 1;
+}
+
+/* libc's function parses (its errno, its overflow rules); the wrapper
+ * passes its own end pointer when the program passes none. */
+#define STRTO_FUNC(ret_ty, name)                                             \
+    RP_LIBC_FUNC(ret_ty, name, const char *s, char **endptr, int base)       \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        char *end;                                                           \
+        ret_ty r;                                                            \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_WWW(r, fn, s, &end, base);                                 \
+        if (endptr != NULL)                                                  \
+            *endptr = end;                                                   \
+        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), endptr,                  \
+                           endptr != NULL ? sizeof *endptr : 0);             \
+        return r;                                                            \
+    }
+
+STRTO_FUNC(long, strtol)
+STRTO_FUNC(unsigned long, strtoul)
+STRTO_FUNC(long long, strtoll)
+STRTO_FUNC(unsigned long long, strtoull)
+
+/* atoi and the like are strtol's in base 10 (glibc's definition); the
+ * strtol they call here is the wrapper above, whose announcement names
+ * the preload and is dropped. */
+#define ATO_FUNC(ret_ty, name, parse)                                        \
+    RP_LIBC_FUNC(ret_ty, name, const char *s)                                \
+    {                                                                        \
+        char *end;                                                           \
+        ret_ty r = (ret_ty)parse(s, &end, 10);                               \
+                                                                             \
+        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), 0, 0);                   \
+        return r;                                                            \
+    }
+
+ATO_FUNC(int, atoi, strtol)
+ATO_FUNC(long, atol, strtol)
+ATO_FUNC(long long, atoll, strtoll)

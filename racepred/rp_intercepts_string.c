@@ -13,11 +13,16 @@
  * that memcmp, strcmp and strncmp return the difference of the first
  * differing bytes where libc may return any number of the same sign.
  *
+ * The substring searches (strstr, strcasestr, memmem) are the exception:
+ * libc's algorithms are linear where a plain loop is not, so they call
+ * libc's function and announce what it matched or scanned.
+ *
  * memcpy is bound to every symbol version (memcpy@GLIBC_2.2.5 is memmove,
  * so it moves) and, through Valgrind's handling of indirect functions, to
  * the variant libc's resolver picked; libc's calls to itself arrive here
  * too and the tool drops them (their caller is libc).
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -252,6 +257,170 @@ RP_LIBC_FUNC(void *, memchr, const void *s, int c, size_t n)
         i++;
     RP_ANNOUNCE_ACCESS(s, i < n ? i + 1 : n, 0, 0);
     return i < n ? (void *)(p + i) : NULL;
+}
+
+/* strchrnul: strchr that returns the terminator's address when c is not
+ * there. */
+RP_LIBC_FUNC(char *, strchrnul, const char *s, int c)
+{
+    size_t n = 0;
+
+    while (s[n] != (char)c && s[n] != '\0')
+        n++;
+    RP_ANNOUNCE_ACCESS(s, n + 1, 0, 0);
+    return (char *)s + n;
+}
+
+/* rawmemchr: memchr without a bound (c is there). */
+RP_LIBC_FUNC(void *, rawmemchr, const void *s, int c)
+{
+    const unsigned char *p = s;
+    size_t n = 0;
+
+    while (p[n] != (unsigned char)c)
+        n++;
+    RP_ANNOUNCE_ACCESS(s, n + 1, 0, 0);
+    return (void *)(p + n);
+}
+
+/* memrchr reads from the end down to what it finds. */
+RP_LIBC_FUNC(void *, memrchr, const void *s, int c, size_t n)
+{
+    const unsigned char *p = s;
+    size_t i = n;
+
+    while (i > 0 && p[i - 1] != (unsigned char)c)
+        i--;
+    if (i == 0) {
+        RP_ANNOUNCE_ACCESS(s, n, 0, 0);
+        return NULL;
+    }
+    RP_ANNOUNCE_ACCESS(p + i - 1, n - (i - 1), 0, 0);
+    return (void *)(p + i - 1);
+}
+
+/* ---- spans and case-blind compares --------------------------------------- */
+
+/* Marks the bytes of set in member[] (the terminator too, so that a span
+ * stops there); returns the set's length. */
+static size_t mark_set(unsigned char member[256], const char *set)
+{
+    size_t m = 0;
+
+    fill(member, 0, 256);
+    member[0] = 1;
+    while (set[m] != '\0')
+        member[(unsigned char)set[m++]] = 1;
+    return m;
+}
+
+/* How many bytes of s are in the set (in = 1) or out of it (in = 0): the
+ * span stops at the first byte that is not, or at the terminator; the
+ * set's length in *set_len.  The caller announces (its caller is the
+ * program's): s's span and the byte after it, and the whole set. */
+static size_t span(const char *s, const char *set, int in, size_t *set_len)
+{
+    unsigned char member[256];
+    size_t n = 0;
+
+    *set_len = mark_set(member, set);
+    if (in)
+        member[0] = 0;
+    while (member[(unsigned char)s[n]] == in)
+        n++;
+    return n;
+}
+
+#define SPAN_FUNC(ret_ty, name, in, result)                                  \
+    RP_LIBC_FUNC(ret_ty, name, const char *s, const char *set)               \
+    {                                                                        \
+        size_t set_len, n = span(s, set, in, &set_len);                      \
+                                                                             \
+        RP_ANNOUNCE_ACCESS(s, n + 1, 0, 0);                                  \
+        RP_ANNOUNCE_ACCESS(set, set_len + 1, 0, 0);                          \
+        return result;                                                       \
+    }
+
+SPAN_FUNC(size_t, strspn, 1, n)
+SPAN_FUNC(size_t, strcspn, 0, n)
+SPAN_FUNC(char *, strpbrk, 0, s[n] != '\0' ? (char *)s + n : NULL)
+
+/* How many bytes of a and b strcasecmp/strncasecmp read (as
+ * compared_bytes, the current locale's tolower deciding, as in libc). */
+static size_t compared_bytes_blind(const char *a, const char *b, size_t max)
+{
+    size_t n = 0;
+
+    while (n < max && tolower((unsigned char)a[n]) == tolower((unsigned char)b[n])
+           && a[n] != '\0')
+        n++;
+    return n < max ? n + 1 : max;
+}
+
+static int blind_difference(const char *a, const char *b, size_t n)
+{
+    return tolower((unsigned char)a[n - 1]) - tolower((unsigned char)b[n - 1]);
+}
+
+RP_LIBC_FUNC(int, strcasecmp, const char *a, const char *b)
+{
+    size_t n = compared_bytes_blind(a, b, (size_t)-1);
+
+    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
+    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
+    return blind_difference(a, b, n);
+}
+
+RP_LIBC_FUNC(int, strncasecmp, const char *a, const char *b, size_t max)
+{
+    size_t n = compared_bytes_blind(a, b, max);
+
+    if (n == 0)
+        return 0;
+    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
+    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
+    return blind_difference(a, b, n);
+}
+
+/* ---- substring searches (libc's, see above) --------------------------------- */
+
+/* The haystack bytes a search read: up to the end of the match, or all
+ * of it (`whole` bytes) when there is none. */
+static size_t searched_bytes(const void *hay, const void *found, size_t needle_len, size_t whole)
+{
+    return found == NULL ? whole : (size_t)((const char *)found - (const char *)hay) + needle_len;
+}
+
+#define STRSTR_FUNC(name)                                                    \
+    RP_LIBC_FUNC(char *, name, const char *hay, const char *needle)          \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        char *found;                                                         \
+        size_t needle_len = rp_preload_strlen(needle);                       \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_WW(found, fn, hay, needle);                                \
+        RP_ANNOUNCE_ACCESS(needle, needle_len + 1, 0, 0);                    \
+        RP_ANNOUNCE_ACCESS(hay, searched_bytes(hay, found, needle_len,       \
+                                               rp_preload_strlen(hay) + 1),  \
+                           0, 0);                                            \
+        return found;                                                        \
+    }
+
+STRSTR_FUNC(strstr)
+STRSTR_FUNC(strcasestr)
+
+RP_LIBC_FUNC(void *, memmem, const void *hay, size_t hay_len, const void *needle,
+             size_t needle_len)
+{
+    OrigFn fn;
+    void *found;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_W_WWWW(found, fn, hay, hay_len, needle, needle_len);
+    RP_ANNOUNCE_ACCESS(needle, needle_len, 0, 0);
+    RP_ANNOUNCE_ACCESS(hay, searched_bytes(hay, found, needle_len, hay_len), 0, 0);
+    return found;
 }
 
 /* ---- string copies ------------------------------------------------------ */

@@ -1,4 +1,4 @@
-/* Race-free: four threads format, copy, compare, sort and search in
+/* Race-free: four threads format, copy, compare, sort, search and parse in
  * buffers of their own and in a shared table guarded by a mutex, all
  * through libc (built with -fno-builtin, so every call reaches libc and
  * the preload's wrappers); stdio's own buffer (a stream on /dev/null) is
@@ -7,6 +7,7 @@
  * mutex only, directory
  * streams are each thread's own; getenv is called by all of them
  * and setenv by none (reads of environ only). */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define THREADS 4
@@ -60,6 +62,8 @@ static void *worker(void *arg)
     stamp_year += getpwnam("root") != NULL && inet_ntoa(loopback)[0] == '1';
     sprintf(table[id] + strlen(table[id]), "%ld", id);
     total += strlen(table[id]);
+    total += strstr(table[0], "worker") != NULL && strcasecmp(table[id], "WORKER") > 0;
+    total += strspn(table[id], "korw") + strcspn(table[id], "!") + atoi(table[id] + 8);
     pthread_mutex_unlock(&table_lock);
     qsort(local, 4, sizeof local[0], by_value);
     free(strndup(mine, 3));
@@ -68,6 +72,10 @@ static void *worker(void *arg)
     if (getenv("PATH") == NULL && getenv("HOME") == NULL)
         local[0] = -1;
     if (local[0] != 0 || strcmp(mine, back) != 0 || strchr(back, '-') == NULL || memcmp(mine, back, 6) != 0)
+        abort();
+    if (strtol(strpbrk(back, "-") + 1, NULL, 10) != id || memmem(back, 8, "er-", 3) == NULL
+        || strncasecmp(mine, "WORKER", 6) != 0 || *strchrnul(back, '#') != '\0'
+        || memrchr(back, 'w', 4) != back || rawmemchr(back, '-') != back + 6)
         abort();
     fputs(back, sink);
     fputc('\n', sink);
