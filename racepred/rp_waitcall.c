@@ -252,7 +252,7 @@ static void walk(walker *w, Addr a, path p, UInt length)
             p.polled |= p.loaded;
             walk(w, d.target, p, length + 1);
         } else if (compares(&d)) {
-            /* flags only */
+            p.loaded |= d.mem && constant_operand(&d);   /* cmpl $0, flag(%rip) */
         } else if (way_back_instruction(&d)) {
             p.loaded |= d.mem && constant_operand(&d) && only_reads(&d);
             note_instruction(w, &p, &d);

@@ -211,7 +211,7 @@ check_spin_flags() {
         fail "$prog: --spin-loops=no: exit code $rc"
     fi
 }
-check_spin_flags spin_flag 14 ready1
+check_spin_flags spin_flag 16 ready1
 # Loops that yield, sleep or pause on a way back outside the check's block
 # (rp_waitcall.h).
 check_spin_flags spin_wait_flag 9 flags

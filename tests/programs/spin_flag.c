@@ -26,6 +26,8 @@
  *                    jumping straight to the other (what gcc -O2 made of
  *                    it in a switch's case; in assembly to keep the
  *                    shape): each copy's way back is the other copy;
+ *   either_cmp       two checks that compare the flags in memory
+ *                    (`cmpl $0, flag`: the load is the compare's);
  *   spin_then_yield  while (!ready6) if (++spins > 100) sched_yield();
  *                    -O2: the way back through the counter does not
  *                    wait, the one through sched_yield does.
@@ -36,8 +38,8 @@
 #include <unistd.h>
 
 static int data[4];
-static int ready1, ready2, ready3, ready4, ready5, ready6, ready7;
-static int stop4, stop5, stop7;
+static int ready1, ready2, ready3, ready4, ready5, ready6, ready7, ready8;
+static int stop4, stop5, stop7, stop8;
 
 static void publish(int *flag, int base)
 {
@@ -188,6 +190,16 @@ __attribute__((noinline)) static void wait_ready7(void)
                      : : "m"(ready7), "m"(stop7) : "rax", "rdx", "cc", "memory");
 }
 
+__attribute__((noinline)) static void wait_ready8(void)
+{
+    __asm__ volatile("1: cmpl $0, %0\n\t"
+                     "jne 2f\n\t"
+                     "cmpl $0, %1\n\t"
+                     "je 1b\n"
+                     "2:"
+                     : : "m"(ready8), "m"(stop8) : "cc", "memory");
+}
+
 __attribute__((optimize("O2"), noinline)) static void wait_ready6(void)
 {
     int spins = 0;
@@ -207,6 +219,7 @@ int main(void)
     printf("either_flag %d\n", poll_before_set(wait_ready4, &ready4, 60));
     printf("either_or %d\n", poll_before_set(wait_ready5, &ready5, 70));
     printf("either_or_copied %d\n", poll_before_set(wait_ready7, &ready7, 90));
+    printf("either_cmp %d\n", poll_before_set(wait_ready8, &ready8, 100));
     printf("spin_then_yield %d\n", poll_before_set(wait_ready6, &ready6, 80));
     return 0;
 }
