@@ -95,16 +95,38 @@ static size_t length_within(const char *s, size_t max)
     return n;
 }
 
-/* How many bytes of a and b strcmp/strncmp read: up to the first
+/* A byte as the string comparisons see it: itself, or (blind: strcasecmp
+ * and strncasecmp) its lower case in the current locale, as libc does. */
+static inline int compared_byte(char c, int blind)
+{
+    return blind ? tolower((unsigned char)c) : (unsigned char)c;
+}
+
+/* How many bytes of a and b the string comparisons read: up to the first
  * difference or terminator, at most max. */
-static size_t compared_bytes(const char *a, const char *b, size_t max)
+static inline size_t compared_bytes(const char *a, const char *b, size_t max, int blind)
 {
     size_t n = 0;
 
-    while (n < max && a[n] == b[n] && a[n] != '\0')
+    while (n < max && compared_byte(a[n], blind) == compared_byte(b[n], blind) && a[n] != '\0')
         n++;
     return n < max ? n + 1 : max;
 }
+
+/* strcmp, strncmp, strcasecmp, strncasecmp (params: a, b and, for the
+ * bounded ones, max): the difference of the first differing bytes (the
+ * sign is libc's). */
+#define STRING_COMPARE_FUNC(name, blind, max, params...)                     \
+    RP_LIBC_FUNC(int, name, params)                                          \
+    {                                                                        \
+        size_t n = compared_bytes(a, b, max, blind);                         \
+                                                                             \
+        if (n == 0)                                                          \
+            return 0;                                                        \
+        RP_ANNOUNCE_ACCESS(a, n, 0, 0);                                      \
+        RP_ANNOUNCE_ACCESS(b, n, 0, 0);                                      \
+        return compared_byte(a[n - 1], blind) - compared_byte(b[n - 1], blind); \
+    }
 
 /* ---- copies ---------------------------------------------------------- */
 
@@ -202,25 +224,10 @@ RP_LIBC_FUNC(size_t, strnlen, const char *s, size_t max)
     return n;
 }
 
-RP_LIBC_FUNC(int, strcmp, const char *a, const char *b)
-{
-    size_t n = compared_bytes(a, b, (size_t)-1);
-
-    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
-    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
-    return (int)(unsigned char)a[n - 1] - (int)(unsigned char)b[n - 1];
-}
-
-RP_LIBC_FUNC(int, strncmp, const char *a, const char *b, size_t max)
-{
-    size_t n = compared_bytes(a, b, max);
-
-    if (n == 0)
-        return 0;
-    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
-    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
-    return (int)(unsigned char)a[n - 1] - (int)(unsigned char)b[n - 1];
-}
+STRING_COMPARE_FUNC(strcmp, 0, (size_t)-1, const char *a, const char *b)
+STRING_COMPARE_FUNC(strncmp, 0, max, const char *a, const char *b, size_t max)
+STRING_COMPARE_FUNC(strcasecmp, 1, (size_t)-1, const char *a, const char *b)
+STRING_COMPARE_FUNC(strncasecmp, 1, max, const char *a, const char *b, size_t max)
 
 /* strchr reads up to what it finds (the terminator matches c = 0). */
 RP_LIBC_FUNC(char *, strchr, const char *s, int c)
@@ -299,7 +306,7 @@ RP_LIBC_FUNC(void *, memrchr, const void *s, int c, size_t n)
     return (void *)(p + i - 1);
 }
 
-/* ---- spans and case-blind compares --------------------------------------- */
+/* ---- spans ------------------------------------------------------------------ */
 
 /* Marks the bytes of set in member[] (the terminator too, so that a span
  * stops there); returns the set's length. */
@@ -344,43 +351,6 @@ static size_t span(const char *s, const char *set, int in, size_t *set_len)
 SPAN_FUNC(size_t, strspn, 1, n)
 SPAN_FUNC(size_t, strcspn, 0, n)
 SPAN_FUNC(char *, strpbrk, 0, s[n] != '\0' ? (char *)s + n : NULL)
-
-/* How many bytes of a and b strcasecmp/strncasecmp read (as
- * compared_bytes, the current locale's tolower deciding, as in libc). */
-static size_t compared_bytes_blind(const char *a, const char *b, size_t max)
-{
-    size_t n = 0;
-
-    while (n < max && tolower((unsigned char)a[n]) == tolower((unsigned char)b[n])
-           && a[n] != '\0')
-        n++;
-    return n < max ? n + 1 : max;
-}
-
-static int blind_difference(const char *a, const char *b, size_t n)
-{
-    return tolower((unsigned char)a[n - 1]) - tolower((unsigned char)b[n - 1]);
-}
-
-RP_LIBC_FUNC(int, strcasecmp, const char *a, const char *b)
-{
-    size_t n = compared_bytes_blind(a, b, (size_t)-1);
-
-    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
-    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
-    return blind_difference(a, b, n);
-}
-
-RP_LIBC_FUNC(int, strncasecmp, const char *a, const char *b, size_t max)
-{
-    size_t n = compared_bytes_blind(a, b, max);
-
-    if (n == 0)
-        return 0;
-    RP_ANNOUNCE_ACCESS(a, n, 0, 0);
-    RP_ANNOUNCE_ACCESS(b, n, 0, 0);
-    return blind_difference(a, b, n);
-}
 
 /* ---- substring searches (libc's, see above) --------------------------------- */
 
