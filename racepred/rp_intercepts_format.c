@@ -4,7 +4,7 @@
  * (rp_intercepts_stdio.c): formatting into a buffer (sprintf and its
  * family), sorting an array (qsort), reading a line into a buffer libc
  * grows (getline, getdelim); and parsing a buffer (sscanf reads it,
- * strtol and its family read a number's text).  Each
+ * strtol, strtod and their families read a number's text).  Each
  * calls libc's function and announces the bytes it read or wrote, naming
  * the program's call site
  * (rp_libc.h).  These calls cost microseconds natively; the half
@@ -288,3 +288,36 @@ STRTO_FUNC(unsigned long long, strtoull)
 ATO_FUNC(int, atoi, strtol)
 ATO_FUNC(long, atol, strtol)
 ATO_FUNC(long long, atoll, strtoll)
+
+/* strtod and its family return in a floating-point register, which
+ * CALL_FN cannot carry: they call the functions glibc's strtod calls
+ * itself (no thousands grouping), which are not wrapped. */
+double __strtod_internal(const char *s, char **end, int group);
+float __strtof_internal(const char *s, char **end, int group);
+long double __strtold_internal(const char *s, char **end, int group);
+
+#define STRTOD_FUNC(ret_ty, name, internal)                                  \
+    RP_LIBC_FUNC(ret_ty, name, const char *s, char **endptr)                 \
+    {                                                                        \
+        char *end;                                                           \
+        ret_ty r = internal(s, &end, 0);                                     \
+                                                                             \
+        if (endptr != NULL)                                                  \
+            *endptr = end;                                                   \
+        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), endptr,                  \
+                           endptr != NULL ? sizeof *endptr : 0);             \
+        return r;                                                            \
+    }
+
+STRTOD_FUNC(double, strtod, __strtod_internal)
+STRTOD_FUNC(float, strtof, __strtof_internal)
+STRTOD_FUNC(long double, strtold, __strtold_internal)
+
+RP_LIBC_FUNC(double, atof, const char *s)
+{
+    char *end;
+    double r = __strtod_internal(s, &end, 0);
+
+    RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), 0, 0);
+    return r;
+}

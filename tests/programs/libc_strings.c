@@ -74,6 +74,7 @@ static void *worker(void *arg)
     if (local[0] != 0 || strcmp(mine, back) != 0 || strchr(back, '-') == NULL || memcmp(mine, back, 6) != 0)
         abort();
     if (strtol(strpbrk(back, "-") + 1, NULL, 10) != id || memmem(back, 8, "er-", 3) == NULL
+        || strtod(back + 7, NULL) != (double)id || atof(back + 7) != (double)id
         || strncasecmp(mine, "WORKER", 6) != 0 || *strchrnul(back, '#') != '\0'
         || memrchr(back, 'w', 4) != back || rawmemchr(back, '-') != back + 6)
         abort();

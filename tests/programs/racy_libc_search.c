@@ -1,12 +1,13 @@
-/* Racy: a worker writes seven strings without a lock and writes a byte
+/* Racy: a worker writes eight strings without a lock and writes a byte
  * into a pipe; main reads the byte (which orders nothing under run.sh's
  * --fd-sync=no) and then searches, compares and parses the strings with
- * libc's strstr, strcasecmp, strspn, strpbrk, memmem, strtol and atoi.
+ * libc's strstr, strcasecmp, strspn, strpbrk, memmem, strtol, atoi and
+ * strtod.
  * Built with -fno-builtin so that the calls stay calls into libc, which
  * racepred does not instrument: the preload's wrappers announce the
  * bytes each function reads (up to the match, the difference, the end of
  * the span or of the number), and each read races with the worker's
- * writes.  Seven races, one per string. */
+ * writes.  Eight races, one per string. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -15,7 +16,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-static char text[32], word[32], digits[32], list[32], block[32], number[32], count[32];
+static char text[32], word[32], digits[32], list[32], block[32], number[32], count[32],
+    real[32];
 static int order[2];
 
 static void fill(char *dst, const char *src)
@@ -33,6 +35,7 @@ static void *writer(void *arg)
     fill(block, "xxxyxx");
     fill(number, "  -4096 rest");
     fill(count, "77 items");
+    fill(real, "2.5e3 left");
     if (write(order[1], "x", 1) != 1)
         perror("write");
     return arg;
@@ -55,6 +58,7 @@ int main(void)
     printf("memmem: %s\n", (char *)memmem(block, 6, "y", 1));
     printf("strtol: %ld\n", strtol(number, &end, 10));
     printf("atoi: %d\n", atoi(count));
+    printf("strtod: %g\n", strtod(real, &end));
     pthread_join(t, NULL);
     return 0;
 }
