@@ -249,8 +249,18 @@ static size_t parsed_bytes(const char *s, const char *end)
     return (size_t)(end - s) + 1;
 }
 
-/* libc's function parses (its errno, its overflow rules); the wrapper
- * passes its own end pointer when the program passes none. */
+/* After a parse that ended at `end`: stores it where the program asked
+ * (the wrapper passes libc its own end pointer) and announces the bytes
+ * read and that store. */
+#define ANNOUNCE_PARSED(s, end, endptr)                                      \
+    do {                                                                     \
+        if ((endptr) != NULL)                                                \
+            *(endptr) = (end);                                               \
+        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), endptr,                  \
+                           (endptr) != NULL ? sizeof *(endptr) : 0);         \
+    } while (0)
+
+/* libc's function parses (its errno, its overflow rules). */
 #define STRTO_FUNC(ret_ty, name)                                             \
     RP_LIBC_FUNC(ret_ty, name, const char *s, char **endptr, int base)       \
     {                                                                        \
@@ -260,10 +270,7 @@ static size_t parsed_bytes(const char *s, const char *end)
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
         CALL_FN_W_WWW(r, fn, s, &end, base);                                 \
-        if (endptr != NULL)                                                  \
-            *endptr = end;                                                   \
-        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), endptr,                  \
-                           endptr != NULL ? sizeof *endptr : 0);             \
+        ANNOUNCE_PARSED(s, end, endptr);                                     \
         return r;                                                            \
     }
 
@@ -271,23 +278,6 @@ STRTO_FUNC(long, strtol)
 STRTO_FUNC(unsigned long, strtoul)
 STRTO_FUNC(long long, strtoll)
 STRTO_FUNC(unsigned long long, strtoull)
-
-/* atoi and the like are strtol's in base 10 (glibc's definition); the
- * strtol they call here is the wrapper above, whose announcement names
- * the preload and is dropped. */
-#define ATO_FUNC(ret_ty, name, parse)                                        \
-    RP_LIBC_FUNC(ret_ty, name, const char *s)                                \
-    {                                                                        \
-        char *end;                                                           \
-        ret_ty r = (ret_ty)parse(s, &end, 10);                               \
-                                                                             \
-        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), 0, 0);                   \
-        return r;                                                            \
-    }
-
-ATO_FUNC(int, atoi, strtol)
-ATO_FUNC(long, atol, strtol)
-ATO_FUNC(long long, atoll, strtoll)
 
 /* strtod and its family return in a floating-point register, which
  * CALL_FN cannot carry: they call the functions glibc's strtod calls
@@ -302,10 +292,7 @@ long double __strtold_internal(const char *s, char **end, int group);
         char *end;                                                           \
         ret_ty r = internal(s, &end, 0);                                     \
                                                                              \
-        if (endptr != NULL)                                                  \
-            *endptr = end;                                                   \
-        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), endptr,                  \
-                           endptr != NULL ? sizeof *endptr : 0);             \
+        ANNOUNCE_PARSED(s, end, endptr);                                     \
         return r;                                                            \
     }
 
@@ -313,11 +300,20 @@ STRTOD_FUNC(double, strtod, __strtod_internal)
 STRTOD_FUNC(float, strtof, __strtof_internal)
 STRTOD_FUNC(long double, strtold, __strtold_internal)
 
-RP_LIBC_FUNC(double, atof, const char *s)
-{
-    char *end;
-    double r = __strtod_internal(s, &end, 0);
+/* atoi and the like are strtol's in base 10, atof strtod (glibc's
+ * definitions); the strtol they call here is the wrapper above, whose
+ * announcement names the preload and is dropped. */
+#define ATO_FUNC(ret_ty, name, parse)                                        \
+    RP_LIBC_FUNC(ret_ty, name, const char *s)                                \
+    {                                                                        \
+        char *end;                                                           \
+        ret_ty r = (ret_ty)parse;                                            \
+                                                                             \
+        RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), 0, 0);                   \
+        return r;                                                            \
+    }
 
-    RP_ANNOUNCE_ACCESS(s, parsed_bytes(s, end), 0, 0);
-    return r;
-}
+ATO_FUNC(int, atoi, strtol(s, &end, 10))
+ATO_FUNC(long, atol, strtol(s, &end, 10))
+ATO_FUNC(long long, atoll, strtoll(s, &end, 10))
+ATO_FUNC(double, atof, __strtod_internal(s, &end, 0))

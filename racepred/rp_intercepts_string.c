@@ -229,13 +229,21 @@ STRING_COMPARE_FUNC(strncmp, 0, max, const char *a, const char *b, size_t max)
 STRING_COMPARE_FUNC(strcasecmp, 1, (size_t)-1, const char *a, const char *b)
 STRING_COMPARE_FUNC(strncasecmp, 1, max, const char *a, const char *b, size_t max)
 
-/* strchr reads up to what it finds (the terminator matches c = 0). */
-RP_LIBC_FUNC(char *, strchr, const char *s, int c)
+/* The index of the first c or terminator in s: strchr and strchrnul read
+ * up to it (the terminator matches c = 0). */
+static size_t index_of_char(const char *s, int c)
 {
     size_t n = 0;
 
     while (s[n] != (char)c && s[n] != '\0')
         n++;
+    return n;
+}
+
+RP_LIBC_FUNC(char *, strchr, const char *s, int c)
+{
+    size_t n = index_of_char(s, c);
+
     RP_ANNOUNCE_ACCESS(s, n + 1, 0, 0);
     return s[n] == (char)c ? (char *)s + n : NULL;
 }
@@ -270,10 +278,8 @@ RP_LIBC_FUNC(void *, memchr, const void *s, int c, size_t n)
  * there. */
 RP_LIBC_FUNC(char *, strchrnul, const char *s, int c)
 {
-    size_t n = 0;
+    size_t n = index_of_char(s, c);
 
-    while (s[n] != (char)c && s[n] != '\0')
-        n++;
     RP_ANNOUNCE_ACCESS(s, n + 1, 0, 0);
     return (char *)s + n;
 }
@@ -354,11 +360,11 @@ SPAN_FUNC(char *, strpbrk, 0, s[n] != '\0' ? (char *)s + n : NULL)
 
 /* ---- substring searches (libc's, see above) --------------------------------- */
 
-/* The haystack bytes a search read: up to the end of the match, or all
- * of it (`whole` bytes) when there is none. */
-static size_t searched_bytes(const void *hay, const void *found, size_t needle_len, size_t whole)
+/* The haystack bytes a search that found a match read: up to its end
+ * (without one, the whole haystack). */
+static size_t matched_bytes(const void *hay, const void *found, size_t needle_len)
 {
-    return found == NULL ? whole : (size_t)((const char *)found - (const char *)hay) + needle_len;
+    return (size_t)((const char *)found - (const char *)hay) + needle_len;
 }
 
 #define STRSTR_FUNC(name)                                                    \
@@ -371,9 +377,9 @@ static size_t searched_bytes(const void *hay, const void *found, size_t needle_l
         VALGRIND_GET_ORIG_FN(fn);                                            \
         CALL_FN_W_WW(found, fn, hay, needle);                                \
         RP_ANNOUNCE_ACCESS(needle, needle_len + 1, 0, 0);                    \
-        RP_ANNOUNCE_ACCESS(hay, searched_bytes(hay, found, needle_len,       \
-                                               rp_preload_strlen(hay) + 1),  \
-                           0, 0);                                            \
+        RP_ANNOUNCE_ACCESS(hay, found != NULL                                \
+                                ? matched_bytes(hay, found, needle_len)      \
+                                : rp_preload_strlen(hay) + 1, 0, 0);         \
         return found;                                                        \
     }
 
@@ -389,7 +395,8 @@ RP_LIBC_FUNC(void *, memmem, const void *hay, size_t hay_len, const void *needle
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WWWW(found, fn, hay, hay_len, needle, needle_len);
     RP_ANNOUNCE_ACCESS(needle, needle_len, 0, 0);
-    RP_ANNOUNCE_ACCESS(hay, searched_bytes(hay, found, needle_len, hay_len), 0, 0);
+    RP_ANNOUNCE_ACCESS(hay, found != NULL ? matched_bytes(hay, found, needle_len) : hay_len,
+                       0, 0);
     return found;
 }
 

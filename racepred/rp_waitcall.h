@@ -32,8 +32,8 @@
  * itself.  Other paths may come back without waiting (the counter of a
  * loop that spins a hundred times, then yields).  A loop no path of which
  * waits (a counted loop that tests a flag) is left to the block-local
- * rule.  Anything else (a store, another call, a
- * return, an indirect jump) ends the path as a way out of the loop.
+ * rule.  Anything else (a store, another call, a return, an indirect
+ * jump) ends the path as a way out of the loop.
  */
 #ifndef RP_WAITCALL_H
 #define RP_WAITCALL_H

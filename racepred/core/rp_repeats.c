@@ -188,9 +188,9 @@ void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size)
 /* Fresh memory: the chunks it covers whole are no longer seen. */
 static void forget_seen_chunks(rp_repeats *r, uint64_t addr, uint64_t size)
 {
-    uint64_t chunk_bytes = RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS;
-    uint64_t first = (addr + chunk_bytes - 1) / chunk_bytes;
-    uint64_t end = addr + size < addr ? UINT64_MAX / chunk_bytes : (addr + size) / chunk_bytes;
+    uint64_t first = (addr + RP_SHADOW_CHUNK_BYTES - 1) / RP_SHADOW_CHUNK_BYTES;
+    uint64_t end = addr + size < addr ? UINT64_MAX / RP_SHADOW_CHUNK_BYTES
+                                      : (addr + size) / RP_SHADOW_CHUNK_BYTES;
     if (end > first)
         u64map_remove_range(&r->seen_before_wrap, first, end - first, NULL, NULL);
 }
@@ -204,15 +204,14 @@ static bool chunk_seen(const rp_repeats *r, uint64_t chunk)
 void repeats_seen_parts(const rp_repeats *r, uint64_t addr, uint64_t size, rp_range_fn fn,
                         void *ctx)
 {
-    uint64_t chunk_bytes = RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS;
     uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
     uint64_t run = 0, a = addr;
     bool in_run = false;
     while (a < end) {
-        uint64_t next = (a / chunk_bytes + 1) * chunk_bytes;
+        uint64_t next = (a / RP_SHADOW_CHUNK_BYTES + 1) * RP_SHADOW_CHUNK_BYTES;
         if (next > end || next == 0)
             next = end;
-        bool seen = chunk_seen(r, a / chunk_bytes);
+        bool seen = chunk_seen(r, a / RP_SHADOW_CHUNK_BYTES);
         if (seen && !in_run)
             run = a;
         else if (!seen && in_run)

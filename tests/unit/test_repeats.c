@@ -90,8 +90,7 @@ static void test_repeats_found_past_the_shadow_cache(void **state)
 {
     (void)state;
     rp_repeats *r = repeats_create();
-    uint64_t chunk_bytes = RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS;
-    uint64_t a = BASE, b = BASE + RP_SHADOW_CACHE_ENTRIES * chunk_bytes;
+    uint64_t a = BASE, b = BASE + RP_SHADOW_CACHE_ENTRIES * RP_SHADOW_CHUNK_BYTES;
     assert_false(feed(r, harness_event(RP_EV_WRITE, 0, a, 8)));
     assert_false(feed(r, harness_event(RP_EV_WRITE, 0, b, 8)));          /* a's cache entry */
     assert_null(repeats_slot_cached(r, 0, a, 8, true));
@@ -171,8 +170,7 @@ static void test_stamps_that_wrap_alias_nothing(void **state)
 
 /* ---- the parts of a range accesses reached ----------------------------------- */
 
-#define CHUNK_BYTES (RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS)
-#define FAR (16 * CHUNK_BYTES)
+#define FAR (16 * RP_SHADOW_CHUNK_BYTES)
 
 typedef struct parts {
     uint64_t addr[8], size[8];
@@ -202,38 +200,38 @@ static void test_seen_parts_follow_accesses_wraps_and_forgets(void **state)
 {
     (void)state;
     rp_repeats *r = repeats_create();
-    assert_int_equal(seen_parts(r, FAR, 4 * CHUNK_BYTES).n, 0);
-    feed(r, harness_event(RP_EV_WRITE, 0, FAR + CHUNK_BYTES + 100, 4));
-    feed(r, harness_event(RP_EV_READ, 1, FAR + 3 * CHUNK_BYTES, 1));
-    parts p = seen_parts(r, FAR + 10, 4 * CHUNK_BYTES - 20);
+    assert_int_equal(seen_parts(r, FAR, 4 * RP_SHADOW_CHUNK_BYTES).n, 0);
+    feed(r, harness_event(RP_EV_WRITE, 0, FAR + RP_SHADOW_CHUNK_BYTES + 100, 4));
+    feed(r, harness_event(RP_EV_READ, 1, FAR + 3 * RP_SHADOW_CHUNK_BYTES, 1));
+    parts p = seen_parts(r, FAR + 10, 4 * RP_SHADOW_CHUNK_BYTES - 20);
     assert_int_equal(p.n, 2);
-    assert_int_equal(p.addr[0], FAR + CHUNK_BYTES);
-    assert_int_equal(p.size[0], CHUNK_BYTES);
-    assert_int_equal(p.addr[1], FAR + 3 * CHUNK_BYTES);
-    assert_int_equal(p.size[1], CHUNK_BYTES - 10);
+    assert_int_equal(p.addr[0], FAR + RP_SHADOW_CHUNK_BYTES);
+    assert_int_equal(p.size[0], RP_SHADOW_CHUNK_BYTES);
+    assert_int_equal(p.addr[1], FAR + 3 * RP_SHADOW_CHUNK_BYTES);
+    assert_int_equal(p.size[1], RP_SHADOW_CHUNK_BYTES - 10);
 
     for (uint32_t i = 0; i < RP_REPEATS_REWRITTEN; i++) {
         feed(r, harness_event(RP_EV_ACQUIRE, 1, 99, 0));
         feed(r, harness_event(RP_EV_WRITE, 1, BASE, 8));
     }
     assert_true(r->last_stamp < 10);
-    assert_null(shadow_find(&r->shadow, (FAR + CHUNK_BYTES) >> RP_SHADOW_GRANULE_BITS));
-    p = seen_parts(r, FAR, 4 * CHUNK_BYTES);
+    assert_null(shadow_find(&r->shadow, (FAR + RP_SHADOW_CHUNK_BYTES) >> RP_SHADOW_GRANULE_BITS));
+    p = seen_parts(r, FAR, 4 * RP_SHADOW_CHUNK_BYTES);
     assert_int_equal(p.n, 2);
-    assert_int_equal(p.addr[0], FAR + CHUNK_BYTES);
-    assert_int_equal(p.addr[1], FAR + 3 * CHUNK_BYTES);
+    assert_int_equal(p.addr[0], FAR + RP_SHADOW_CHUNK_BYTES);
+    assert_int_equal(p.addr[1], FAR + 3 * RP_SHADOW_CHUNK_BYTES);
 
-    feed(r, harness_event(RP_EV_FORGET, 0, FAR + CHUNK_BYTES - 8, CHUNK_BYTES + 16));
-    feed(r, harness_event(RP_EV_FORGET, 0, FAR + 3 * CHUNK_BYTES + 8, CHUNK_BYTES - 16));
-    p = seen_parts(r, FAR, 4 * CHUNK_BYTES);
+    feed(r, harness_event(RP_EV_FORGET, 0, FAR + RP_SHADOW_CHUNK_BYTES - 8, RP_SHADOW_CHUNK_BYTES + 16));
+    feed(r, harness_event(RP_EV_FORGET, 0, FAR + 3 * RP_SHADOW_CHUNK_BYTES + 8, RP_SHADOW_CHUNK_BYTES - 16));
+    p = seen_parts(r, FAR, 4 * RP_SHADOW_CHUNK_BYTES);
     assert_int_equal(p.n, 1);
-    assert_int_equal(p.addr[0], FAR + 3 * CHUNK_BYTES);
-    assert_int_equal(p.size[0], CHUNK_BYTES);
+    assert_int_equal(p.addr[0], FAR + 3 * RP_SHADOW_CHUNK_BYTES);
+    assert_int_equal(p.size[0], RP_SHADOW_CHUNK_BYTES);
     /* The end of the address space: no overflow. */
     feed(r, harness_event(RP_EV_READ, 0, UINT64_MAX - 7, 8));
-    p = seen_parts(r, UINT64_MAX - 2 * CHUNK_BYTES + 1, 2 * CHUNK_BYTES);
+    p = seen_parts(r, UINT64_MAX - 2 * RP_SHADOW_CHUNK_BYTES + 1, 2 * RP_SHADOW_CHUNK_BYTES);
     assert_int_equal(p.n, 1);
-    assert_int_equal(p.addr[0], UINT64_MAX - CHUNK_BYTES + 1);
+    assert_int_equal(p.addr[0], UINT64_MAX - RP_SHADOW_CHUNK_BYTES + 1);
     repeats_destroy(r);
 }
 
