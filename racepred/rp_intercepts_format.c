@@ -10,17 +10,48 @@
  * (rp_libc.h).  These calls cost microseconds natively; the half
  * microsecond of calling libc's function from a wrapper does not matter.
  *
- * The variadic ones call libc's v-variant, which is wrapped too: its
- * announcement names the preload as its caller and the tool drops it.
- * What a format reads (a %s argument) and what sscanf stores through its
- * pointers are not announced. */
+ * The printf and scanf families also announce what their conversions do
+ * through the arguments: the strings %s reads, the stores of %n and of
+ * every scanf conversion (rp_format_args.h walks the format). */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
 
+#include "rp_format_args.h"
 #include "rp_preload.h"
+
+/* Announces what fmt's conversions read and stored through the call's
+ * arguments (rp_format_args.h), walking `args`, a copy of them the call
+ * did not consume. */
+#define ANNOUNCE_WALK(walk, next)                                            \
+    do {                                                                     \
+        rp_arg_access access_;                                               \
+                                                                             \
+        while (next(&(walk), &access_))                                      \
+            RP_ANNOUNCE_ACCESS(access_.is_write ? NULL : access_.addr,       \
+                               access_.is_write ? 0 : access_.size,          \
+                               access_.is_write ? access_.addr : NULL,       \
+                               access_.is_write ? access_.size : 0);         \
+    } while (0)
+
+#define ANNOUNCE_PRINTF_ARGS(fmt, args)                                      \
+    do {                                                                     \
+        rp_format_walk walk_;                                                \
+                                                                             \
+        rp_printf_walk_start(&walk_, (fmt), &(args));                        \
+        ANNOUNCE_WALK(walk_, rp_printf_walk_next);                           \
+    } while (0)
+
+#define ANNOUNCE_SCANF_STORES(fmt, args, returned, c99)                      \
+    do {                                                                     \
+        rp_format_walk walk_;                                                \
+                                                                             \
+        rp_scanf_walk_start(&walk_, (fmt), &(args), (returned), (c99));      \
+        ANNOUNCE_WALK(walk_, rp_scanf_walk_next);                            \
+    } while (0)
 
 /* The bytes a formatting call wrote into a buffer of `room` bytes (-1:
  * unbounded) when it returned r: the text and its terminator, cut to the
@@ -35,106 +66,105 @@ static size_t formatted_bytes(int r, size_t room)
     return wanted < room ? wanted : room;
 }
 
-RP_LIBC_FUNC(int, vsnprintf, char *buf, size_t room, const char *fmt, va_list ap)
-{
-    OrigFn fn;
-    int r;
+/* A printf v-function: libc's `call` formats; then the bytes it wrote at
+ * `out` (a buffer, asprintf's pointer, or none) and what its conversions
+ * read and stored. */
+#define VPRINTF_FUNC(name, call, out, out_bytes, params...)                  \
+    RP_LIBC_FUNC(int, name, params)                                          \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        va_list copy;                                                        \
+        int r;                                                               \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        va_copy(copy, ap);                                                   \
+        call;                                                                \
+        RP_ANNOUNCE_ACCESS(0, 0, out, out_bytes);                            \
+        ANNOUNCE_PRINTF_ARGS(fmt, copy);                                     \
+        va_end(copy);                                                        \
+        return r;                                                            \
+    }
 
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_WWWW(r, fn, buf, room, fmt, ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
-    return r;
-}
+/* A variadic printf: its v-function formats (wrapped too: that wrapper's
+ * announcements name the preload as their caller and the tool drops
+ * them); then the same announcements, naming the program's call. */
+#define PRINTF_FUNC(name, vcall, out, out_bytes, params...)                  \
+    RP_LIBC_FUNC(int, name, params, ...)                                     \
+    {                                                                        \
+        va_list ap, copy;                                                    \
+        int r;                                                               \
+                                                                             \
+        va_start(ap, fmt);                                                   \
+        va_copy(copy, ap);                                                   \
+        r = vcall;                                                           \
+        va_end(ap);                                                          \
+        RP_ANNOUNCE_ACCESS(0, 0, out, out_bytes);                            \
+        ANNOUNCE_PRINTF_ARGS(fmt, copy);                                     \
+        va_end(copy);                                                        \
+        return r;                                                            \
+    }
 
-RP_LIBC_FUNC(int, vsprintf, char *buf, const char *fmt, va_list ap)
-{
-    OrigFn fn;
-    int r;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_WWW(r, fn, buf, fmt, ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
-    return r;
-}
-
-RP_LIBC_FUNC(int, snprintf, char *buf, size_t room, const char *fmt, ...)
-{
-    va_list ap;
-    int r;
-
-    va_start(ap, fmt);
-    r = vsnprintf(buf, room, fmt, ap);
-    va_end(ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
-    return r;
-}
-
-RP_LIBC_FUNC(int, sprintf, char *buf, const char *fmt, ...)
-{
-    va_list ap;
-    int r;
-
-    va_start(ap, fmt);
-    r = vsprintf(buf, fmt, ap);
-    va_end(ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
-    return r;
-}
-
-/* The _FORTIFY_SOURCE variants: libc's checks them (and aborts on an
- * overflow as natively); the bytes written are the same. */
-RP_LIBC_FUNC(int, ZuZuvsnprintfZuchk, char *buf, size_t room, int flag, size_t buf_room,
-             const char *fmt, va_list ap)
-{
-    OrigFn fn;
-    int r;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_6W(r, fn, buf, room, flag, buf_room, fmt, ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
-    return r;
-}
-
-RP_LIBC_FUNC(int, ZuZuvsprintfZuchk, char *buf, int flag, size_t buf_room, const char *fmt,
-             va_list ap)
-{
-    OrigFn fn;
-    int r;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    CALL_FN_W_5W(r, fn, buf, flag, buf_room, fmt, ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
-    return r;
-}
-
+/* The _FORTIFY_SOURCE variants: libc checks them (and aborts on an
+ * overflow as natively); the bytes touched are the same. */
 int __vsnprintf_chk(char *buf, size_t room, int flag, size_t buf_room, const char *fmt,
                     va_list ap);
 int __vsprintf_chk(char *buf, int flag, size_t buf_room, const char *fmt, va_list ap);
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
+int __vasprintf_chk(char **text, int flag, const char *fmt, va_list ap);
 
-RP_LIBC_FUNC(int, ZuZusnprintfZuchk, char *buf, size_t room, int flag, size_t buf_room,
-             const char *fmt, ...)
-{
-    va_list ap;
-    int r;
+/* asprintf stores the pointer to its new text (which no one else holds). */
+#define TEXT_POINTER_BYTES(r) ((r) >= 0 ? sizeof(char *) : 0)
 
-    va_start(ap, fmt);
-    r = __vsnprintf_chk(buf, room, flag, buf_room, fmt, ap);
-    va_end(ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, room));
-    return r;
-}
+VPRINTF_FUNC(vprintf, CALL_FN_W_WW(r, fn, fmt, ap), 0, 0, const char *fmt, va_list ap)
+VPRINTF_FUNC(vfprintf, CALL_FN_W_WWW(r, fn, f, fmt, ap), 0, 0,
+             FILE *f, const char *fmt, va_list ap)
+VPRINTF_FUNC(vdprintf, CALL_FN_W_WWW(r, fn, fd, fmt, ap), 0, 0,
+             int fd, const char *fmt, va_list ap)
+VPRINTF_FUNC(vasprintf, CALL_FN_W_WWW(r, fn, text, fmt, ap), text, TEXT_POINTER_BYTES(r),
+             char **text, const char *fmt, va_list ap)
+VPRINTF_FUNC(vsprintf, CALL_FN_W_WWW(r, fn, buf, fmt, ap), buf,
+             formatted_bytes(r, (size_t)-1), char *buf, const char *fmt, va_list ap)
+VPRINTF_FUNC(vsnprintf, CALL_FN_W_WWWW(r, fn, buf, room, fmt, ap), buf,
+             formatted_bytes(r, room), char *buf, size_t room, const char *fmt, va_list ap)
+VPRINTF_FUNC(ZuZuvprintfZuchk, CALL_FN_W_WWW(r, fn, flag, fmt, ap), 0, 0,
+             int flag, const char *fmt, va_list ap)
+VPRINTF_FUNC(ZuZuvfprintfZuchk, CALL_FN_W_WWWW(r, fn, f, flag, fmt, ap), 0, 0,
+             FILE *f, int flag, const char *fmt, va_list ap)
+VPRINTF_FUNC(ZuZuvdprintfZuchk, CALL_FN_W_WWWW(r, fn, fd, flag, fmt, ap), 0, 0,
+             int fd, int flag, const char *fmt, va_list ap)
+VPRINTF_FUNC(ZuZuvasprintfZuchk, CALL_FN_W_WWWW(r, fn, text, flag, fmt, ap), text,
+             TEXT_POINTER_BYTES(r), char **text, int flag, const char *fmt, va_list ap)
+VPRINTF_FUNC(ZuZuvsprintfZuchk, CALL_FN_W_5W(r, fn, buf, flag, buf_room, fmt, ap), buf,
+             formatted_bytes(r, (size_t)-1),
+             char *buf, int flag, size_t buf_room, const char *fmt, va_list ap)
+VPRINTF_FUNC(ZuZuvsnprintfZuchk, CALL_FN_W_6W(r, fn, buf, room, flag, buf_room, fmt, ap),
+             buf, formatted_bytes(r, room),
+             char *buf, size_t room, int flag, size_t buf_room, const char *fmt, va_list ap)
 
-RP_LIBC_FUNC(int, ZuZusprintfZuchk, char *buf, int flag, size_t buf_room, const char *fmt, ...)
-{
-    va_list ap;
-    int r;
-
-    va_start(ap, fmt);
-    r = __vsprintf_chk(buf, flag, buf_room, fmt, ap);
-    va_end(ap);
-    RP_ANNOUNCE_ACCESS(0, 0, buf, formatted_bytes(r, (size_t)-1));
-    return r;
-}
+PRINTF_FUNC(printf, vprintf(fmt, ap), 0, 0, const char *fmt)
+PRINTF_FUNC(fprintf, vfprintf(f, fmt, ap), 0, 0, FILE *f, const char *fmt)
+PRINTF_FUNC(dprintf, vdprintf(fd, fmt, ap), 0, 0, int fd, const char *fmt)
+PRINTF_FUNC(asprintf, vasprintf(text, fmt, ap), text, TEXT_POINTER_BYTES(r),
+            char **text, const char *fmt)
+PRINTF_FUNC(sprintf, vsprintf(buf, fmt, ap), buf, formatted_bytes(r, (size_t)-1),
+            char *buf, const char *fmt)
+PRINTF_FUNC(snprintf, vsnprintf(buf, room, fmt, ap), buf, formatted_bytes(r, room),
+            char *buf, size_t room, const char *fmt)
+PRINTF_FUNC(ZuZuprintfZuchk, __vprintf_chk(flag, fmt, ap), 0, 0, int flag, const char *fmt)
+PRINTF_FUNC(ZuZufprintfZuchk, __vfprintf_chk(f, flag, fmt, ap), 0, 0,
+            FILE *f, int flag, const char *fmt)
+PRINTF_FUNC(ZuZudprintfZuchk, __vdprintf_chk(fd, flag, fmt, ap), 0, 0,
+            int fd, int flag, const char *fmt)
+PRINTF_FUNC(ZuZuasprintfZuchk, __vasprintf_chk(text, flag, fmt, ap), text,
+            TEXT_POINTER_BYTES(r), char **text, int flag, const char *fmt)
+PRINTF_FUNC(ZuZusprintfZuchk, __vsprintf_chk(buf, flag, buf_room, fmt, ap), buf,
+            formatted_bytes(r, (size_t)-1), char *buf, int flag, size_t buf_room,
+            const char *fmt)
+PRINTF_FUNC(ZuZusnprintfZuchk, __vsnprintf_chk(buf, room, flag, buf_room, fmt, ap), buf,
+            formatted_bytes(r, room), char *buf, size_t room, int flag, size_t buf_room,
+            const char *fmt)
 
 /* ---- sorting ------------------------------------------------------------- */
 
@@ -202,38 +232,73 @@ RP_LIBC_FUNC(ssize_t, getline, char **line, size_t *room, FILE *f)
 
 /* ---- parsing ------------------------------------------------------------------ */
 
-/* sscanf reads its input string; C99 programs call the __isoc99_ names. */
-#define VSSCANF_FUNC(name)                                                   \
-    RP_LIBC_FUNC(int, name, const char *s, const char *fmt, va_list ap)      \
+/* scanf and its family: libc's function parses, then what it stored
+ * through the pointers (ANNOUNCE_SCANF_STORES); sscanf's also read their
+ * input string (`input`: that announcement, or nothing).  Programs built
+ * as C99 or later call the __isoc99_ names (`c99`: their %a is a float
+ * conversion); the others keep GNU's %as, so the variadic ones call the
+ * GNU v-functions by their own names. */
+#define VSCANF_FUNC(name, c99, input, call, params...)                       \
+    RP_LIBC_FUNC(int, name, params)                                          \
     {                                                                        \
         OrigFn fn;                                                           \
+        va_list copy;                                                        \
         int r;                                                               \
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
-        RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0);               \
-        CALL_FN_W_WWW(r, fn, s, fmt, ap);                                    \
+        input;                                                               \
+        va_copy(copy, ap);                                                   \
+        call;                                                                \
+        ANNOUNCE_SCANF_STORES(fmt, copy, r, c99);                            \
+        va_end(copy);                                                        \
         return r;                                                            \
     }
 
-#define SSCANF_FUNC(name, vname)                                             \
-    RP_LIBC_FUNC(int, name, const char *s, const char *fmt, ...)             \
+#define SCANF_FUNC(name, c99, input, vcall, params...)                       \
+    RP_LIBC_FUNC(int, name, params, ...)                                     \
     {                                                                        \
-        va_list ap;                                                          \
+        va_list ap, copy;                                                    \
         int r;                                                               \
                                                                              \
-        RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0);               \
+        input;                                                               \
         va_start(ap, fmt);                                                   \
-        r = vname(s, fmt, ap);                                               \
+        va_copy(copy, ap);                                                   \
+        r = vcall;                                                           \
         va_end(ap);                                                          \
+        ANNOUNCE_SCANF_STORES(fmt, copy, r, c99);                            \
+        va_end(copy);                                                        \
         return r;                                                            \
     }
 
-int __isoc99_vsscanf(const char *s, const char *fmt, va_list ap);
+#define READS_INPUT RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0)
 
-VSSCANF_FUNC(vsscanf)
-VSSCANF_FUNC(ZuZuisoc99Zuvsscanf)
-SSCANF_FUNC(sscanf, vsscanf)
-SSCANF_FUNC(ZuZuisoc99Zusscanf, __isoc99_vsscanf)
+int __isoc99_vsscanf(const char *s, const char *fmt, va_list ap);
+int __isoc99_vscanf(const char *fmt, va_list ap);
+int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
+int rp_gnu_vsscanf(const char *s, const char *fmt, va_list ap) __asm__("vsscanf");
+int rp_gnu_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
+int rp_gnu_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
+
+VSCANF_FUNC(vsscanf, 0, READS_INPUT, CALL_FN_W_WWW(r, fn, s, fmt, ap),
+            const char *s, const char *fmt, va_list ap)
+VSCANF_FUNC(ZuZuisoc99Zuvsscanf, 1, READS_INPUT, CALL_FN_W_WWW(r, fn, s, fmt, ap),
+            const char *s, const char *fmt, va_list ap)
+VSCANF_FUNC(vscanf, 0, (void)0, CALL_FN_W_WW(r, fn, fmt, ap), const char *fmt, va_list ap)
+VSCANF_FUNC(ZuZuisoc99Zuvscanf, 1, (void)0, CALL_FN_W_WW(r, fn, fmt, ap),
+            const char *fmt, va_list ap)
+VSCANF_FUNC(vfscanf, 0, (void)0, CALL_FN_W_WWW(r, fn, f, fmt, ap),
+            FILE *f, const char *fmt, va_list ap)
+VSCANF_FUNC(ZuZuisoc99Zuvfscanf, 1, (void)0, CALL_FN_W_WWW(r, fn, f, fmt, ap),
+            FILE *f, const char *fmt, va_list ap)
+
+SCANF_FUNC(sscanf, 0, READS_INPUT, rp_gnu_vsscanf(s, fmt, ap), const char *s, const char *fmt)
+SCANF_FUNC(ZuZuisoc99Zusscanf, 1, READS_INPUT, __isoc99_vsscanf(s, fmt, ap),
+           const char *s, const char *fmt)
+SCANF_FUNC(scanf, 0, (void)0, rp_gnu_vscanf(fmt, ap), const char *fmt)
+SCANF_FUNC(ZuZuisoc99Zuscanf, 1, (void)0, __isoc99_vscanf(fmt, ap), const char *fmt)
+SCANF_FUNC(fscanf, 0, (void)0, rp_gnu_vfscanf(f, fmt, ap), FILE *f, const char *fmt)
+SCANF_FUNC(ZuZuisoc99Zufscanf, 1, (void)0, __isoc99_vfscanf(f, fmt, ap),
+           FILE *f, const char *fmt)
 
 /* The bytes strtol and its family read of s when the number's text ended
  * at `end`: the text and the byte that stopped it; with no number

@@ -6,7 +6,9 @@
  * localtime, gmtime, ctime, getpwnam and inet_ntoa are used under the
  * mutex only, directory
  * streams are each thread's own; getenv is called by all of them
- * and setenv by none (reads of environ only). */
+ * and setenv by none (reads of environ only).  printf's %s and %n and
+ * sscanf's stores touch the table and last_id under the mutex, and
+ * asprintf reads a thread's own text. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -27,6 +29,7 @@ static FILE *sink;
 static time_t stamp = 86400;
 static int stamp_year;
 static struct in_addr loopback = { 0x0100007f };
+static int last_id;
 
 /* Each thread reads a directory stream of its own. */
 static void list_root(void)
@@ -48,7 +51,8 @@ static int by_value(const void *a, const void *b)
 static void *worker(void *arg)
 {
     long id = (long)arg;
-    char mine[32], back[32];
+    char mine[32], back[32], *text;
+    int written = 0;
     int local[4] = { 3, 1, 2, 0 };
 
     snprintf(mine, sizeof mine, "worker-%ld", id);
@@ -64,7 +68,12 @@ static void *worker(void *arg)
     total += strlen(table[id]);
     total += strstr(table[0], "worker") != NULL && strcasecmp(table[id], "WORKER") > 0;
     total += strspn(table[id], "korw") + strcspn(table[id], "!") + atoi(table[id] + 8);
+    fprintf(sink, "%s %.4s%n\n", table[id], table[(id + 1) % THREADS], &written);
+    total += sscanf(table[id], "%*[a-z]-%d", &last_id) == 1 && last_id == id && written > 0;
     pthread_mutex_unlock(&table_lock);
+    if (asprintf(&text, "%s=%d", mine, written) < 0)
+        abort();
+    free(text);
     qsort(local, 4, sizeof local[0], by_value);
     free(strndup(mine, 3));
     list_root();

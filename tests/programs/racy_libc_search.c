@@ -7,7 +7,10 @@
  * racepred does not instrument: the preload's wrappers announce the
  * bytes each function reads (up to the match, the difference, the end of
  * the span or of the number), and each read races with the worker's
- * writes.  Eight races, one per string. */
+ * writes.  Eight races, one per string, and three more where printf's %s
+ * reads what strstr, strpbrk and memmem found (rp_format_args.h): a
+ * report names the call site of the wrapped function, so each call is a
+ * code location of its own. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
