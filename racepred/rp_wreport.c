@@ -156,10 +156,11 @@ void rp_wreport_summary(const rp_window *w)
               (ULong)rp_window_reversals(w), n[RP_WOUT_CONFIRMED_SITES], unconfirmed);
     if (unconfirmed > 0)
         VG_(umsg)("racepred:   unconfirmed: %llu out of window (dropped), %llu over "
-                  "the budget (dropped), %llu without a witness, "
-                  "%llu not retried, %llu other\n",
+                  "the budget (dropped), %llu without a witness (%llu of them ruled "
+                  "out by an earlier attempt), %llu not retried, %llu other\n",
                   n[RP_WOUT_OUT_OF_WINDOW], n[RP_WOUT_BUDGET], n[RP_WOUT_NO_WITNESS],
-                  n[RP_WOUT_NOT_RETRIED], n[RP_WOUT_INVALID] + n[RP_WOUT_MISMATCH]);
+                  (ULong)rp_window_ruled_out(w), n[RP_WOUT_NOT_RETRIED],
+                  n[RP_WOUT_INVALID] + n[RP_WOUT_MISMATCH]);
 }
 
 void rp_wreport_dropped(const rp_cs_limits *limits)

@@ -523,6 +523,18 @@ const uint32_t *spc_cone(const rp_spc *s)
     return s->len;
 }
 
+uint32_t spc_threads(const rp_spc *s)
+{
+    return s->n_threads;
+}
+
+uint32_t spc_cone_last(const rp_spc *s, uint32_t t)
+{
+    if (t >= s->n_threads || s->len[t] == 0)
+        return NONE;
+    return s->thread_ev[s->thread_off[t] + s->len[t] - 1];
+}
+
 bool witness_for_pair(rp_spc *s, uint32_t e1, uint32_t e2, rp_witness *w)
 {
     witness_clear(w);

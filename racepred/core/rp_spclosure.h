@@ -87,6 +87,10 @@ void spc_save(rp_spc *spc);
 void spc_restore(rp_spc *spc);
 /* The closure as one prefix length per thread (valid until the next call). */
 const uint32_t *spc_cone(const rp_spc *spc);
+/* The number of threads the log names (the cone's length), and the log
+ * index of thread t's last event in the closure (UINT32_MAX: none). */
+uint32_t spc_threads(const rp_spc *spc);
+uint32_t spc_cone_last(const rp_spc *spc, uint32_t t);
 
 /* The current closure in trace order as the witness for (first, second).
  * Only after spc_extend returned RP_SPC_RACE. */

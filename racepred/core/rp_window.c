@@ -47,6 +47,8 @@ struct rp_window {
     uint32_t log_cap;
     rp_u64map pairs;            /* site-pair key -> site_pair */
     uint32_t n_pairs;
+    rp_u64map cones;            /* thread + 1 -> its latest failed attempt's tr_cone */
+    uint64_t ruled_out;         /* attempts a tr_cone answered */
     uint64_t work, work_budget; /* sub-log events indexed so far, and the
                                    reversal attempts' work units */
     uint64_t outcomes[RP_WOUT_COUNT];
@@ -117,6 +119,7 @@ rp_window *rp_window_create(uint32_t capacity)
     w->cap = capacity;
     w->ring = rp_malloc("rp.window.ring", (size_t)capacity * sizeof *w->ring);
     u64map_init(&w->pairs);
+    u64map_init(&w->cones);
     w->work_budget = (uint64_t)capacity * 64 > ((uint64_t)1 << 26) ? (uint64_t)capacity * 64
                                                                    : (uint64_t)1 << 26;
     w->margin = RP_WINDOW_MARGIN;
@@ -151,7 +154,12 @@ uint64_t rp_window_reversals(const rp_window *w)
     return w->reversals;
 }
 
-static void free_pair(void *ctx, uint64_t key, void *value)
+uint64_t rp_window_ruled_out(const rp_window *w)
+{
+    return w->ruled_out;
+}
+
+static void free_value(void *ctx, uint64_t key, void *value)
 {
     (void)ctx;
     (void)key;
@@ -167,8 +175,10 @@ void rp_window_destroy(rp_window *w)
     rp_free(w->scratch.v);
     rp_free(w->log);
     rp_free(w->ids);
-    u64map_for_each(&w->pairs, free_pair, NULL);
+    u64map_for_each(&w->pairs, free_value, NULL);
     u64map_free(&w->pairs);
+    u64map_for_each(&w->cones, free_value, NULL);
+    u64map_free(&w->cones);
     rp_free(w);
 }
 
@@ -613,12 +623,66 @@ static rp_window_outcome try_reversal(rp_window *w, attempt *a, rp_spc *spc, uin
     return out;
 }
 
+/* ---- pairs an earlier attempt rules out ------------------------------------
+ *
+ * Without the lock rule the closure is a union: every rule adds what one
+ * event already in S needs, so C(pred e1 ∪ pred e2) = C(pred e1) ∪
+ * C(pred e2), and only C(pred e2) can hold e1 (C(pred e1) lies before e1).
+ * A pair fails that test, and has no witness of either kind, exactly when
+ * e1 ∈ C(pred e2).  C(pred e2) only grows along e2's thread.  And an
+ * event y of the sub-log got into it through a chain of events that each
+ * need the next, earlier one, all at y or after: the chain is the same in
+ * any sub-log that starts at or before y (the same writers, sends, forks
+ * and joins; a sub-log that starts earlier only adds writers).  So after
+ * a failed attempt the window keeps, for e2's thread, the last event of
+ * every other thread in C(pred e2) (each got there through such a chain,
+ * and brings its thread's earlier events): a later pair (e1', e2') with
+ * e2' on that thread from e2 on and e1' at or before that last event of
+ * its thread has no witness either, without building its sub-log.  Bursts of candidates
+ * (the fields of one structure, each its own code-location pair, between
+ * the same two stretches of two threads) cost one attempt instead of one
+ * each. */
+typedef struct tr_cone {
+    uint64_t from_id;   /* e2 of the attempt: for its thread's events from here on */
+    uint32_t n_threads;
+    uint64_t last[];    /* per thread: id of its last event in C(pred e2) + 1, 0: none */
+} tr_cone;
+
+static void remember_cone(rp_window *w, const attempt *a, rp_spc *spc, uint32_t e2)
+{
+    uint32_t n_threads = spc_threads(spc);
+    rp_tid_t t2 = a->log[e2].tid;
+    tr_cone *c = rp_malloc("rp.window.cone", sizeof *c + (size_t)n_threads * sizeof c->last[0]);
+    spc_set_lock_rule(spc, false);
+    spc_begin(spc, e2);
+    c->from_id = a->cut + (e2 - a->n_base);
+    c->n_threads = n_threads;
+    for (uint32_t u = 0; u < n_threads; u++) {
+        uint32_t last = spc_cone_last(spc, u);
+        c->last[u] = last == UINT32_MAX || last < a->n_base ? 0 : a->cut + (last - a->n_base) + 1;
+    }
+    rp_free(u64map_get(&w->cones, (uint64_t)t2 + 1));
+    u64map_put(&w->cones, (uint64_t)t2 + 1, c);
+}
+
+static bool ruled_out(const rp_window *w, const rp_race *race)
+{
+    const tr_cone *c = u64map_get(&w->cones, (uint64_t)race->second.tid + 1);
+    rp_tid_t t1 = race->first.tid;
+    return c != NULL && race->second.id >= c->from_id && t1 < c->n_threads
+           && race->first.id < c->last[t1];
+}
+
 static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
 {
     race->first.id = racy_instance(w, race);
     uint64_t id1 = race->first.id, id2 = race->second.id;
     if (w->count == 0 || id1 >= id2 || id2 > w->last_id || id1 < first_id(w))
         return RP_WOUT_OUT_OF_WINDOW;
+    if (ruled_out(w, race)) {
+        w->ruled_out++;
+        return RP_WOUT_NO_WITNESS;
+    }
     uint64_t cut = id1 > first_id(w) + w->margin ? id1 - w->margin : first_id(w);
     uint64_t len = id2 - cut + 1;
     if (len > RP_WINDOW_MAX_ATTEMPT || w->work + len > w->work_budget)
@@ -637,6 +701,8 @@ static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
         out = try_sync_preserving(w, &a, spc, e1, e2, &wit);
         if (out == RP_WOUT_NO_WITNESS && w->reversal)
             out = try_reversal(w, &a, spc, e1, e2, &wit);
+        if (out == RP_WOUT_NO_WITNESS)
+            remember_cone(w, &a, spc, e2);
         witness_free(&wit);
         spc_destroy(spc);
     }
@@ -654,6 +720,7 @@ rp_window_outcome rp_window_confirm(rp_window *w, rp_race *race)
     } else if (p != NULL && p->fails >= RP_WINDOW_RETRIES) {
         out = RP_WOUT_NOT_RETRIED;
     } else {
+        uint64_t work_before = w->work;
         out = attempt_pair(w, race);
         if (p == NULL)
             p = find_pair(w, race, true);
@@ -661,8 +728,10 @@ rp_window_outcome rp_window_confirm(rp_window *w, rp_race *race)
             if (out == RP_WOUT_CONFIRMED) {
                 p->confirmed = true;
                 p->desc = w->desc;
-            } else if (out != RP_WOUT_OUT_OF_WINDOW && out != RP_WOUT_BUDGET) {
-                p->fails++;     /* only attempts that cost work count */
+            } else if (out != RP_WOUT_OUT_OF_WINDOW
+                       && (out != RP_WOUT_BUDGET || w->work != work_before)) {
+                p->fails++;     /* only attempts that cost work count: a
+                                   reversal over its own bound did */
             }
         }
     }

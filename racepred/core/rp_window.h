@@ -158,6 +158,9 @@ void rp_window_set_site_filter(rp_window *w, bool (*skip)(uint64_t site));
  * the run (reverse critical sections). */
 uint64_t rp_window_count(const rp_window *w, rp_window_outcome o);
 uint64_t rp_window_reversals(const rp_window *w);
+/* Of the attempts without a witness, those an earlier attempt's closure
+ * answered (rp_window.c, "pairs an earlier attempt rules out"). */
+uint64_t rp_window_ruled_out(const rp_window *w);
 
 /* Tuning and tests: events kept before e1 (RP_WINDOW_MARGIN by default);
  * whether to try witnesses by reversal when no sync-preserving one exists

@@ -66,7 +66,7 @@ static void *worker(void *arg)
     stamp_year += getpwnam("root") != NULL && inet_ntoa(loopback)[0] == '1';
     sprintf(table[id] + strlen(table[id]), "%ld", id);
     total += strlen(table[id]);
-    total += strstr(table[0], "worker") != NULL && strcasecmp(table[id], "WORKER") > 0;
+    total += strstr(table[id], "worker") != NULL && strcasecmp(table[id], "WORKER") > 0;
     total += strspn(table[id], "korw") + strcspn(table[id], "!") + atoi(table[id] + 8);
     fprintf(sink, "%s %.4s%n\n", table[id], table[(id + 1) % THREADS], &written);
     total += sscanf(table[id], "%*[a-z]-%d", &last_id) == 1 && last_id == id && written > 0;
