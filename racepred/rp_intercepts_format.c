@@ -66,10 +66,11 @@ static size_t formatted_bytes(int r, size_t room)
     return wanted < room ? wanted : room;
 }
 
-/* A printf v-function: libc's `call` formats; then the bytes it wrote at
- * `out` (a buffer, asprintf's pointer, or none) and what its conversions
- * read and stored. */
-#define VPRINTF_FUNC(name, call, out, out_bytes, params...)                  \
+/* A v-function of the printf or scanf families: libc's `call`, between
+ * what the wrapper announces before it (`before`: the input string, or
+ * nothing) and after it (`after`, which walks `copy`, the arguments the
+ * call consumed). */
+#define V_FORMAT_FUNC(name, before, call, after, params...)                  \
     RP_LIBC_FUNC(int, name, params)                                          \
     {                                                                        \
         OrigFn fn;                                                           \
@@ -77,32 +78,45 @@ static size_t formatted_bytes(int r, size_t room)
         int r;                                                               \
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
+        before;                                                              \
         va_copy(copy, ap);                                                   \
         call;                                                                \
-        RP_ANNOUNCE_ACCESS(0, 0, out, out_bytes);                            \
-        ANNOUNCE_PRINTF_ARGS(fmt, copy);                                     \
+        after;                                                               \
         va_end(copy);                                                        \
         return r;                                                            \
     }
 
-/* A variadic printf: its v-function formats (wrapped too: that wrapper's
- * announcements name the preload as their caller and the tool drops
- * them); then the same announcements, naming the program's call. */
-#define PRINTF_FUNC(name, vcall, out, out_bytes, params...)                  \
+/* A variadic one: its v-function does the work (wrapped too: that
+ * wrapper's announcements name the preload as their caller and the tool
+ * drops them); then the same announcements, naming the program's call. */
+#define FORMAT_FUNC(name, before, vcall, after, params...)                   \
     RP_LIBC_FUNC(int, name, params, ...)                                     \
     {                                                                        \
         va_list ap, copy;                                                    \
         int r;                                                               \
                                                                              \
+        before;                                                              \
         va_start(ap, fmt);                                                   \
         va_copy(copy, ap);                                                   \
         r = vcall;                                                           \
         va_end(ap);                                                          \
-        RP_ANNOUNCE_ACCESS(0, 0, out, out_bytes);                            \
-        ANNOUNCE_PRINTF_ARGS(fmt, copy);                                     \
+        after;                                                               \
         va_end(copy);                                                        \
         return r;                                                            \
     }
+
+/* After a printf: the bytes it wrote at `out` (a buffer, asprintf's
+ * pointer, or none) and what its conversions read and stored. */
+#define PRINTED(out, out_bytes)                                              \
+    do {                                                                     \
+        RP_ANNOUNCE_ACCESS(0, 0, out, out_bytes);                            \
+        ANNOUNCE_PRINTF_ARGS(fmt, copy);                                     \
+    } while (0)
+
+#define VPRINTF_FUNC(name, call, out, out_bytes, params...)                  \
+    V_FORMAT_FUNC(name, (void)0, call, PRINTED(out, out_bytes), params)
+#define PRINTF_FUNC(name, vcall, out, out_bytes, params...)                  \
+    FORMAT_FUNC(name, (void)0, vcall, PRINTED(out, out_bytes), params)
 
 /* The _FORTIFY_SOURCE variants: libc checks them (and aborts on an
  * overflow as natively); the bytes touched are the same. */
@@ -239,36 +253,9 @@ RP_LIBC_FUNC(ssize_t, getline, char **line, size_t *room, FILE *f)
  * conversion); the others keep GNU's %as, so the variadic ones call the
  * GNU v-functions by their own names. */
 #define VSCANF_FUNC(name, c99, input, call, params...)                       \
-    RP_LIBC_FUNC(int, name, params)                                          \
-    {                                                                        \
-        OrigFn fn;                                                           \
-        va_list copy;                                                        \
-        int r;                                                               \
-                                                                             \
-        VALGRIND_GET_ORIG_FN(fn);                                            \
-        input;                                                               \
-        va_copy(copy, ap);                                                   \
-        call;                                                                \
-        ANNOUNCE_SCANF_STORES(fmt, copy, r, c99);                            \
-        va_end(copy);                                                        \
-        return r;                                                            \
-    }
-
+    V_FORMAT_FUNC(name, input, call, ANNOUNCE_SCANF_STORES(fmt, copy, r, c99), params)
 #define SCANF_FUNC(name, c99, input, vcall, params...)                       \
-    RP_LIBC_FUNC(int, name, params, ...)                                     \
-    {                                                                        \
-        va_list ap, copy;                                                    \
-        int r;                                                               \
-                                                                             \
-        input;                                                               \
-        va_start(ap, fmt);                                                   \
-        va_copy(copy, ap);                                                   \
-        r = vcall;                                                           \
-        va_end(ap);                                                          \
-        ANNOUNCE_SCANF_STORES(fmt, copy, r, c99);                            \
-        va_end(copy);                                                        \
-        return r;                                                            \
-    }
+    FORMAT_FUNC(name, input, vcall, ANNOUNCE_SCANF_STORES(fmt, copy, r, c99), params)
 
 #define READS_INPUT RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0)
 
