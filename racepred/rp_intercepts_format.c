@@ -86,19 +86,21 @@ static size_t formatted_bytes(int r, size_t room)
         return r;                                                            \
     }
 
-/* A variadic one: its v-function does the work (wrapped too: that
- * wrapper's announcements name the preload as their caller and the tool
- * drops them); then the same announcements, naming the program's call. */
-#define FORMAT_FUNC(name, before, vcall, after, params...)                   \
+/* A variadic one: libc's v-function `vfunc` does the work, called like
+ * the original function (`call` names it `fn`), so that its own wrapper
+ * does not run as well. */
+#define FORMAT_FUNC(name, vfunc, before, call, after, params...)             \
     RP_LIBC_FUNC(int, name, params, ...)                                     \
     {                                                                        \
+        OrigFn fn;                                                           \
         va_list ap, copy;                                                    \
         int r;                                                               \
                                                                              \
+        fn.nraddr = (unsigned long)&(vfunc);                                 \
         before;                                                              \
         va_start(ap, fmt);                                                   \
         va_copy(copy, ap);                                                   \
-        r = vcall;                                                           \
+        call;                                                                \
         va_end(ap);                                                          \
         after;                                                               \
         va_end(copy);                                                        \
@@ -115,8 +117,8 @@ static size_t formatted_bytes(int r, size_t room)
 
 #define VPRINTF_FUNC(name, call, out, out_bytes, params...)                  \
     V_FORMAT_FUNC(name, (void)0, call, PRINTED(out, out_bytes), params)
-#define PRINTF_FUNC(name, vcall, out, out_bytes, params...)                  \
-    FORMAT_FUNC(name, (void)0, vcall, PRINTED(out, out_bytes), params)
+#define PRINTF_FUNC(name, vfunc, call, out, out_bytes, params...)           \
+    FORMAT_FUNC(name, vfunc, (void)0, call, PRINTED(out, out_bytes), params)
 
 /* The _FORTIFY_SOURCE variants: libc checks them (and aborts on an
  * overflow as natively); the bytes touched are the same. */
@@ -157,26 +159,31 @@ VPRINTF_FUNC(ZuZuvsnprintfZuchk, CALL_FN_W_6W(r, fn, buf, room, flag, buf_room, 
              buf, formatted_bytes(r, room),
              char *buf, size_t room, int flag, size_t buf_room, const char *fmt, va_list ap)
 
-PRINTF_FUNC(printf, vprintf(fmt, ap), 0, 0, const char *fmt)
-PRINTF_FUNC(fprintf, vfprintf(f, fmt, ap), 0, 0, FILE *f, const char *fmt)
-PRINTF_FUNC(dprintf, vdprintf(fd, fmt, ap), 0, 0, int fd, const char *fmt)
-PRINTF_FUNC(asprintf, vasprintf(text, fmt, ap), text, TEXT_POINTER_BYTES(r),
-            char **text, const char *fmt)
-PRINTF_FUNC(sprintf, vsprintf(buf, fmt, ap), buf, formatted_bytes(r, (size_t)-1),
-            char *buf, const char *fmt)
-PRINTF_FUNC(snprintf, vsnprintf(buf, room, fmt, ap), buf, formatted_bytes(r, room),
-            char *buf, size_t room, const char *fmt)
-PRINTF_FUNC(ZuZuprintfZuchk, __vprintf_chk(flag, fmt, ap), 0, 0, int flag, const char *fmt)
-PRINTF_FUNC(ZuZufprintfZuchk, __vfprintf_chk(f, flag, fmt, ap), 0, 0,
+PRINTF_FUNC(printf, vprintf, CALL_FN_W_WW(r, fn, fmt, ap), 0, 0, const char *fmt)
+PRINTF_FUNC(fprintf, vfprintf, CALL_FN_W_WWW(r, fn, f, fmt, ap), 0, 0,
+            FILE *f, const char *fmt)
+PRINTF_FUNC(dprintf, vdprintf, CALL_FN_W_WWW(r, fn, fd, fmt, ap), 0, 0,
+            int fd, const char *fmt)
+PRINTF_FUNC(asprintf, vasprintf, CALL_FN_W_WWW(r, fn, text, fmt, ap), text,
+            TEXT_POINTER_BYTES(r), char **text, const char *fmt)
+PRINTF_FUNC(sprintf, vsprintf, CALL_FN_W_WWW(r, fn, buf, fmt, ap), buf,
+            formatted_bytes(r, (size_t)-1), char *buf, const char *fmt)
+PRINTF_FUNC(snprintf, vsnprintf, CALL_FN_W_WWWW(r, fn, buf, room, fmt, ap), buf,
+            formatted_bytes(r, room), char *buf, size_t room, const char *fmt)
+PRINTF_FUNC(ZuZuprintfZuchk, __vprintf_chk, CALL_FN_W_WWW(r, fn, flag, fmt, ap), 0, 0,
+            int flag, const char *fmt)
+PRINTF_FUNC(ZuZufprintfZuchk, __vfprintf_chk, CALL_FN_W_WWWW(r, fn, f, flag, fmt, ap), 0, 0,
             FILE *f, int flag, const char *fmt)
-PRINTF_FUNC(ZuZudprintfZuchk, __vdprintf_chk(fd, flag, fmt, ap), 0, 0,
+PRINTF_FUNC(ZuZudprintfZuchk, __vdprintf_chk, CALL_FN_W_WWWW(r, fn, fd, flag, fmt, ap), 0, 0,
             int fd, int flag, const char *fmt)
-PRINTF_FUNC(ZuZuasprintfZuchk, __vasprintf_chk(text, flag, fmt, ap), text,
-            TEXT_POINTER_BYTES(r), char **text, int flag, const char *fmt)
-PRINTF_FUNC(ZuZusprintfZuchk, __vsprintf_chk(buf, flag, buf_room, fmt, ap), buf,
+PRINTF_FUNC(ZuZuasprintfZuchk, __vasprintf_chk, CALL_FN_W_WWWW(r, fn, text, flag, fmt, ap),
+            text, TEXT_POINTER_BYTES(r), char **text, int flag, const char *fmt)
+PRINTF_FUNC(ZuZusprintfZuchk, __vsprintf_chk,
+            CALL_FN_W_5W(r, fn, buf, flag, buf_room, fmt, ap), buf,
             formatted_bytes(r, (size_t)-1), char *buf, int flag, size_t buf_room,
             const char *fmt)
-PRINTF_FUNC(ZuZusnprintfZuchk, __vsnprintf_chk(buf, room, flag, buf_room, fmt, ap), buf,
+PRINTF_FUNC(ZuZusnprintfZuchk, __vsnprintf_chk,
+            CALL_FN_W_6W(r, fn, buf, room, flag, buf_room, fmt, ap), buf,
             formatted_bytes(r, room), char *buf, size_t room, int flag, size_t buf_room,
             const char *fmt)
 
@@ -254,8 +261,8 @@ RP_LIBC_FUNC(ssize_t, getline, char **line, size_t *room, FILE *f)
  * GNU v-functions by their own names. */
 #define VSCANF_FUNC(name, c99, input, call, params...)                       \
     V_FORMAT_FUNC(name, input, call, ANNOUNCE_SCANF_STORES(fmt, copy, r, c99), params)
-#define SCANF_FUNC(name, c99, input, vcall, params...)                       \
-    FORMAT_FUNC(name, input, vcall, ANNOUNCE_SCANF_STORES(fmt, copy, r, c99), params)
+#define SCANF_FUNC(name, c99, input, vfunc, call, params...)                 \
+    FORMAT_FUNC(name, vfunc, input, call, ANNOUNCE_SCANF_STORES(fmt, copy, r, c99), params)
 
 #define READS_INPUT RP_ANNOUNCE_ACCESS(s, rp_preload_strlen(s) + 1, 0, 0)
 
@@ -278,14 +285,17 @@ VSCANF_FUNC(vfscanf, 0, (void)0, CALL_FN_W_WWW(r, fn, f, fmt, ap),
 VSCANF_FUNC(ZuZuisoc99Zuvfscanf, 1, (void)0, CALL_FN_W_WWW(r, fn, f, fmt, ap),
             FILE *f, const char *fmt, va_list ap)
 
-SCANF_FUNC(sscanf, 0, READS_INPUT, rp_gnu_vsscanf(s, fmt, ap), const char *s, const char *fmt)
-SCANF_FUNC(ZuZuisoc99Zusscanf, 1, READS_INPUT, __isoc99_vsscanf(s, fmt, ap),
+SCANF_FUNC(sscanf, 0, READS_INPUT, rp_gnu_vsscanf, CALL_FN_W_WWW(r, fn, s, fmt, ap),
            const char *s, const char *fmt)
-SCANF_FUNC(scanf, 0, (void)0, rp_gnu_vscanf(fmt, ap), const char *fmt)
-SCANF_FUNC(ZuZuisoc99Zuscanf, 1, (void)0, __isoc99_vscanf(fmt, ap), const char *fmt)
-SCANF_FUNC(fscanf, 0, (void)0, rp_gnu_vfscanf(f, fmt, ap), FILE *f, const char *fmt)
-SCANF_FUNC(ZuZuisoc99Zufscanf, 1, (void)0, __isoc99_vfscanf(f, fmt, ap),
+SCANF_FUNC(ZuZuisoc99Zusscanf, 1, READS_INPUT, __isoc99_vsscanf,
+           CALL_FN_W_WWW(r, fn, s, fmt, ap), const char *s, const char *fmt)
+SCANF_FUNC(scanf, 0, (void)0, rp_gnu_vscanf, CALL_FN_W_WW(r, fn, fmt, ap), const char *fmt)
+SCANF_FUNC(ZuZuisoc99Zuscanf, 1, (void)0, __isoc99_vscanf, CALL_FN_W_WW(r, fn, fmt, ap),
+           const char *fmt)
+SCANF_FUNC(fscanf, 0, (void)0, rp_gnu_vfscanf, CALL_FN_W_WWW(r, fn, f, fmt, ap),
            FILE *f, const char *fmt)
+SCANF_FUNC(ZuZuisoc99Zufscanf, 1, (void)0, __isoc99_vfscanf,
+           CALL_FN_W_WWW(r, fn, f, fmt, ap), FILE *f, const char *fmt)
 
 /* The bytes strtol and its family read of s when the number's text ended
  * at `end`: the text and the byte that stopped it; with no number
