@@ -638,10 +638,10 @@ static rp_window_outcome try_reversal(rp_window *w, attempt *a, rp_spc *spc, uin
  * every other thread in C(pred e2) (each got there through such a chain,
  * and brings its thread's earlier events): a later pair (e1', e2') with
  * e2' on that thread from e2 on and e1' at or before that last event of
- * its thread has no witness either, without building its sub-log.  Bursts of candidates
- * (the fields of one structure, each its own code-location pair, between
- * the same two stretches of two threads) cost one attempt instead of one
- * each. */
+ * its thread has no witness either, without building its sub-log.
+ * Bursts of candidates (the fields of one structure, each its own
+ * code-location pair, between the same two stretches of two threads)
+ * cost one attempt instead of one each. */
 typedef struct tr_cone {
     uint64_t from_id;   /* e2 of the attempt: for its thread's events from here on */
     uint32_t n_threads;
