@@ -103,12 +103,18 @@ static size_t narrow_length(const char *s, int limit)
     return limit < 0 || n < (size_t)limit ? n + 1 : n;
 }
 
+/* A wide string's precision counts the bytes of its multibyte text, one per
+ * ASCII character: libc surely reads up to the first other character, which
+ * it converts to see whether it fits, and maybe not further. */
 static size_t wide_length(const wchar_t *s, int limit)
 {
     size_t n = 0;
 
-    while ((limit < 0 || n < (size_t)limit) && s[n] != 0)
+    while ((limit < 0 || n < (size_t)limit) && s[n] != 0) {
+        if (limit >= 0 && (s[n] < 0 || s[n] > 0x7f))
+            return n + 1;
         n++;
+    }
     return limit < 0 || n < (size_t)limit ? n + 1 : n;
 }
 

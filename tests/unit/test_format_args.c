@@ -118,6 +118,20 @@ static void test_printf_strings_read_to_terminator_or_precision(void **state)
     assert_int_equal(stored, out.returned);
 }
 
+/* A precision on %ls counts bytes of multibyte text: the walk stops at the
+ * first wide character that is not ASCII (libc reads it to convert it). */
+static void test_printf_wide_precision_stops_at_multibyte(void **state)
+{
+    const wchar_t *ascii = L"abcdef", *accented = L"ab\u00e9cdef";
+    walked out;
+
+    (void)state;
+    print_walked(&out, "%.4ls %.5ls", ascii, accented);
+    assert_int_equal(out.count, 2);
+    assert_access(&out, 0, ascii, 4 * sizeof(wchar_t), 0);
+    assert_access(&out, 1, accented, 3 * sizeof(wchar_t), 0);
+}
+
 static void test_printf_store_sizes_follow_length(void **state)
 {
     signed char c = 0;
@@ -249,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_printf_strings_read_to_terminator_or_precision),
+        cmocka_unit_test(test_printf_wide_precision_stops_at_multibyte),
         cmocka_unit_test(test_printf_store_sizes_follow_length),
         cmocka_unit_test(test_printf_null_string_and_zero_precision),
         cmocka_unit_test(test_printf_walk_ends_where_it_cannot_follow),
