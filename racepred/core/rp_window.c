@@ -634,7 +634,8 @@ static rp_window_outcome try_reversal(rp_window *w, attempt *a, rp_spc *spc, uin
  * need the next, earlier one, all at y or after: the chain is the same in
  * any sub-log that starts at or before y (the same writers, sends, forks
  * and joins; a sub-log that starts earlier only adds writers).  So after
- * a failed attempt the window keeps, for e2's thread, the last event of
+ * an attempt that built a sub-log and found no witness (none exists, or
+ * the reversal is over its bound) the window keeps, for e2's thread, the last event of
  * every other thread in C(pred e2) (each got there through such a chain,
  * and brings its thread's earlier events): a later pair (e1', e2') with
  * e2' on that thread from e2 on and e1' at or before that last event of
@@ -648,20 +649,30 @@ typedef struct tr_cone {
     uint64_t last[];    /* per thread: id of its last event in C(pred e2) + 1, 0: none */
 } tr_cone;
 
+/* Computes C(pred e2) and keeps it for e2's thread, merged with the cone
+ * kept from an earlier e2 of the thread: both hold from this e2 on, so the
+ * merge keeps each thread's later last event (this sub-log may start after
+ * an event the earlier cone holds). */
 static void remember_cone(rp_window *w, const attempt *a, rp_spc *spc, uint32_t e2)
 {
-    uint32_t n_threads = spc_threads(spc);
     rp_tid_t t2 = a->log[e2].tid;
-    tr_cone *c = rp_malloc("rp.window.cone", sizeof *c + (size_t)n_threads * sizeof c->last[0]);
+    tr_cone *old = u64map_get(&w->cones, (uint64_t)t2 + 1);
+    uint32_t n_threads = spc_threads(spc);
+    if (old != NULL && old->n_threads > n_threads)
+        n_threads = old->n_threads;
+    tr_cone *c = rp_calloc("rp.window.cone", 1, sizeof *c + (size_t)n_threads * sizeof c->last[0]);
     spc_set_lock_rule(spc, false);
     spc_begin(spc, e2);
     c->from_id = a->cut + (e2 - a->n_base);
     c->n_threads = n_threads;
-    for (uint32_t u = 0; u < n_threads; u++) {
+    for (uint32_t u = 0; u < spc_threads(spc); u++) {
         uint32_t last = spc_cone_last(spc, u);
         c->last[u] = last == UINT32_MAX || last < a->n_base ? 0 : a->cut + (last - a->n_base) + 1;
     }
-    rp_free(u64map_get(&w->cones, (uint64_t)t2 + 1));
+    for (uint32_t u = 0; old != NULL && old->from_id <= c->from_id && u < old->n_threads; u++)
+        if (old->last[u] > c->last[u])
+            c->last[u] = old->last[u];
+    rp_free(old);
     u64map_put(&w->cones, (uint64_t)t2 + 1, c);
 }
 
@@ -701,7 +712,7 @@ static rp_window_outcome attempt_pair(rp_window *w, rp_race *race)
         out = try_sync_preserving(w, &a, spc, e1, e2, &wit);
         if (out == RP_WOUT_NO_WITNESS && w->reversal)
             out = try_reversal(w, &a, spc, e1, e2, &wit);
-        if (out == RP_WOUT_NO_WITNESS)
+        if (out != RP_WOUT_CONFIRMED)
             remember_cone(w, &a, spc, e2);
         witness_free(&wit);
         spc_destroy(spc);
