@@ -87,13 +87,6 @@ static void vec_push(u32vec *x, uint32_t v)
     x->v[x->n++] = v;
 }
 
-static void free_value(void *ctx, uint64_t key, void *value)
-{
-    (void)ctx;
-    (void)key;
-    rp_free(value);
-}
-
 static uint32_t *new_none_array(const char *cc, uint32_t n)
 {
     uint32_t *a = rp_malloc(cc, ((size_t)n + 1) * sizeof *a);
@@ -171,8 +164,7 @@ static void index_deps(rp_spc *s)
     s->deps = d.v;
     lastw_free(&writers);
     rp_free(touched);
-    u64map_for_each(&sends, free_value, NULL);
-    u64map_free(&sends);
+    u64map_free_with_values(&sends);
 }
 
 static bool is_acquire(uint8_t kind)
@@ -222,8 +214,7 @@ static void index_locks(rp_spc *s)
         if (s->lock_of[i] != NONE)
             s->lock_acq[s->lock_off[s->lock_of[i]] + s->rank[i]] = i;
     u64map_free(&ids);
-    u64map_for_each(&open, free_value, NULL);
-    u64map_free(&open);
+    u64map_free_with_values(&open);
 }
 
 rp_spc *spc_create(const rp_event *log, uint32_t n)

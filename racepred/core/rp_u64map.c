@@ -21,6 +21,14 @@ void u64map_free(rp_u64map *m)
     u64map_init(m);
 }
 
+void u64map_free_with_values(rp_u64map *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->entries[i].value != NULL)
+            rp_free(m->entries[i].value);
+    u64map_free(m);
+}
+
 void *u64map_get(const rp_u64map *m, uint64_t key)
 {
     if (m->cap == 0)

@@ -28,6 +28,8 @@ typedef struct rp_u64map {
 void u64map_init(rp_u64map *m);
 /* Frees the table, not the values. */
 void u64map_free(rp_u64map *m);
+/* Frees the table and every value (each one rp_malloc'd block). */
+void u64map_free_with_values(rp_u64map *m);
 
 /* The value stored under key, or NULL. */
 void *u64map_get(const rp_u64map *m, uint64_t key);

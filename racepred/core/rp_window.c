@@ -159,13 +159,6 @@ uint64_t rp_window_ruled_out(const rp_window *w)
     return w->ruled_out;
 }
 
-static void free_value(void *ctx, uint64_t key, void *value)
-{
-    (void)ctx;
-    (void)key;
-    rp_free(value);
-}
-
 void rp_window_destroy(rp_window *w)
 {
     if (w == NULL)
@@ -175,10 +168,8 @@ void rp_window_destroy(rp_window *w)
     rp_free(w->scratch.v);
     rp_free(w->log);
     rp_free(w->ids);
-    u64map_for_each(&w->pairs, free_value, NULL);
-    u64map_free(&w->pairs);
-    u64map_for_each(&w->cones, free_value, NULL);
-    u64map_free(&w->cones);
+    u64map_free_with_values(&w->pairs);
+    u64map_free_with_values(&w->cones);
     rp_free(w);
 }
 

@@ -198,13 +198,6 @@ static void dep_push(dep_builder *b, uint32_t v)
     b->deps[b->n++] = v;
 }
 
-static void free_value(void *ctx, uint64_t key, void *value)
-{
-    (void)ctx;
-    (void)key;
-    rp_free(value);
-}
-
 /* Observed last writers of read bytes, sends before recvs. */
 static void compute_deps(rp_wcheck *c)
 {
@@ -243,8 +236,7 @@ static void compute_deps(rp_wcheck *c)
     c->dep_off[c->n] = b.n;
     c->deps = b.deps;
     lastw_free(&writers);
-    u64map_for_each(&sends, free_value, NULL);
-    u64map_free(&sends);
+    u64map_free_with_values(&sends);
 }
 
 rp_wcheck *wcheck_create(const rp_event *log, uint32_t n)
@@ -749,8 +741,7 @@ static uint32_t *match_releases(const rp_event *log, uint32_t n, uint32_t n_thre
             per_thread[e->tid] = NONE;
         }
     }
-    u64map_for_each(&open, free_value, NULL);
-    u64map_free(&open);
+    u64map_free_with_values(&open);
     return match;
 }
 
