@@ -111,7 +111,8 @@ static size_t formatted_bytes(int r, size_t room)
  * pointer, or none) and what its conversions read and stored. */
 #define PRINTED(out, out_bytes)                                              \
     do {                                                                     \
-        RP_ANNOUNCE_ACCESS(0, 0, out, out_bytes);                            \
+        if ((out_bytes) != 0)                                                \
+            RP_ANNOUNCE_ACCESS(0, 0, out, out_bytes);                        \
         ANNOUNCE_PRINTF_ARGS(fmt, copy);                                     \
     } while (0)
 
