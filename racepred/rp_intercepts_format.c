@@ -364,8 +364,12 @@ STRTOD_FUNC(float, strtof, __strtof_internal)
 STRTOD_FUNC(long double, strtold, __strtold_internal)
 
 /* atoi and the like are strtol's in base 10, atof strtod (glibc's
- * definitions); the strtol they call here is the wrapper above, whose
- * announcement names the preload and is dropped. */
+ * definitions).  They call the parsers glibc's strtol, strtoll and strtod
+ * call themselves, which are not wrapped: through the strtol wrapper the
+ * call would pay a second wrapper and an announcement the tool drops. */
+long __strtol_internal(const char *s, char **end, int base, int group);
+long long __strtoll_internal(const char *s, char **end, int base, int group);
+
 #define ATO_FUNC(ret_ty, name, parse)                                        \
     RP_LIBC_FUNC(ret_ty, name, const char *s)                                \
     {                                                                        \
@@ -376,7 +380,7 @@ STRTOD_FUNC(long double, strtold, __strtold_internal)
         return r;                                                            \
     }
 
-ATO_FUNC(int, atoi, strtol(s, &end, 10))
-ATO_FUNC(long, atol, strtol(s, &end, 10))
-ATO_FUNC(long long, atoll, strtoll(s, &end, 10))
+ATO_FUNC(int, atoi, __strtol_internal(s, &end, 10, 0))
+ATO_FUNC(long, atol, __strtol_internal(s, &end, 10, 0))
+ATO_FUNC(long long, atoll, __strtoll_internal(s, &end, 10, 0))
 ATO_FUNC(double, atof, __strtod_internal(s, &end, 0))
