@@ -67,6 +67,11 @@ typedef struct cs_track {
 
 typedef struct cs_lock {
     rp_u64map granules;    /* granule number → cs_granule */
+    /* Chunk of granules (RP_SHADOW_CHUNK_BITS) → how many of them are in
+     * `granules` (as a pointer, never 0): a forget, which every free of
+     * the program makes and which usually covers none of a lock's bytes,
+     * looks for granules only in the chunks that hold some. */
+    rp_u64map chunks;
     uint64_t n_bytes;      /* bytes with a clock in granules */
     cs_track *tracks;      /* index = thread */
     uint32_t n_tracks;
@@ -122,6 +127,7 @@ static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
     if (l == NULL) {
         l = rp_calloc("rp.csrules.lock", 1, sizeof *l);
         u64map_init(&l->granules);
+        u64map_init(&l->chunks);
         u64map_put(&cs->locks, obj, l);
     }
     return l;
@@ -660,6 +666,17 @@ static void drop_empty_parts(cs_granule *gr)
     gr->n = (uint8_t)kept;
 }
 
+/* l's count of granules in g's chunk changes by delta. */
+static void count_in_chunk(cs_lock *l, uint64_t g, int64_t delta)
+{
+    uint64_t chunk = g >> RP_SHADOW_CHUNK_BITS;
+    uint64_t n = (uintptr_t)u64map_get(&l->chunks, chunk) + (uint64_t)delta;
+    if (n == 0)
+        u64map_remove(&l->chunks, chunk);
+    else
+        u64map_put(&l->chunks, chunk, (void *)(uintptr_t)n);
+}
+
 /* Takes the bytes of mask out of granule g of l (and out of the count). */
 static void clear_granule_bytes(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t mask)
 {
@@ -675,6 +692,7 @@ static void clear_granule_bytes(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t 
     drop_empty_parts(gr);
     if (gr->bytes == 0) {
         u64map_remove(&l->granules, g);
+        count_in_chunk(l, g, -1);
         free_granule(cs, gr);
     }
 }
@@ -701,6 +719,7 @@ static void free_granules(rp_csrules *cs, cs_lock *l)
     granule_sink sink = { cs, 0 };
     u64map_for_each(&l->granules, free_counted_granule, &sink);
     u64map_free(&l->granules);
+    u64map_free(&l->chunks);
 }
 
 static void clear_bytes(rp_csrules *cs, cs_lock *l)
@@ -749,6 +768,7 @@ static cs_granule *granule_with_room(rp_csrules *cs, cs_lock *l, uint64_t g, cs_
     if (gr == NULL) {
         grown->n = 0;
         grown->bytes = 0;
+        count_in_chunk(l, g, 1);
     } else {
         rp_memcpy(grown, gr, sizeof *gr + n * sizeof(cs_part));
         slab_put(granule_class(cs, gr->cap), gr);
@@ -837,6 +857,25 @@ typedef struct forget_range {
     uint32_t size;
 } forget_range;
 
+/* Removes l's granules [lo, lo + count) into sink, chunk by chunk, only
+ * in the chunks that hold some. */
+static void remove_granules(cs_lock *l, uint64_t lo, uint64_t count, granule_sink *sink)
+{
+    uint64_t end = lo + count;
+    for (uint64_t g = lo; g < end;) {
+        uint64_t chunk = g >> RP_SHADOW_CHUNK_BITS;
+        uint64_t next = (chunk + 1) << RP_SHADOW_CHUNK_BITS;
+        if (next > end || next == 0)
+            next = end;
+        if (u64map_get(&l->chunks, chunk) != NULL) {
+            size_t n = u64map_remove_range(&l->granules, g, next - g, free_counted_granule,
+                                           sink);
+            count_in_chunk(l, g, -(int64_t)n);
+        }
+        g = next;
+    }
+}
+
 /* Clears [addr, addr + size) in one lock: the granules it covers whole go
  * from the map, the ones at its ends lose the bytes inside it. */
 static void forget_in_lock(void *ctx, uint64_t key, void *value)
@@ -853,8 +892,7 @@ static void forget_in_lock(void *ctx, uint64_t key, void *value)
         return;
     clear_granule_bytes(r->cs, l, last, shadow_granule_mask(last, r->addr, r->size));
     granule_sink removed = { r->cs, 0 };
-    u64map_remove_range(&l->granules, first + 1, last - first - 1, free_counted_granule,
-                        &removed);
+    remove_granules(l, first + 1, last - first - 1, &removed);
     l->n_bytes -= removed.bytes;
     r->cs->n_bytes -= removed.bytes;
 }

@@ -116,20 +116,25 @@ static size_t remove_one(rp_u64map *m, uint64_t key, rp_u64map_visit_fn fn, void
     return 1;
 }
 
+/* A range of more than capacity / this many keys is removed by a scan. */
+#define RANGE_SCAN_RATIO 16u
+
 size_t u64map_remove_range(rp_u64map *m, uint64_t first, uint64_t count,
                            rp_u64map_visit_fn fn, void *ctx)
 {
     size_t removed = 0;
     if (m->count == 0)
         return 0;
-    if (count <= m->cap) {
+    if (count <= m->cap / RANGE_SCAN_RATIO) {
         for (uint64_t i = 0; i < count; i++)
             removed += remove_one(m, first + i, fn, ctx);
         return removed;
     }
-    /* A range larger than the table: scan the table instead.  A removal
-     * may shift a later entry into the slot just scanned, so the slot is
-     * looked at again before moving on. */
+    /* A range that is not small beside the table: scan the table instead,
+     * in order, where each key looked up is a random probe (a cache miss
+     * in a large table; most keys of a range are usually absent).  A
+     * removal may shift a later entry into the slot just scanned, so the
+     * slot is looked at again before moving on. */
     for (size_t i = 0; i < m->cap;) {
         const rp_u64map_entry *e = &m->entries[i];
         if (e->value != NULL && e->key - first < count)

@@ -43,7 +43,7 @@ typedef void (*rp_u64map_visit_fn)(void *ctx, uint64_t key, void *value);
 
 /* Removes every key in [first, first + count) and calls fn (if not NULL)
  * on each removed entry; returns how many were removed.  Costs
- * O(min(count, capacity)). */
+ * O(min(16 count, capacity)). */
 size_t u64map_remove_range(rp_u64map *m, uint64_t first, uint64_t count,
                            rp_u64map_visit_fn fn, void *ctx);
 /* Calls fn for every entry, in no particular order. */

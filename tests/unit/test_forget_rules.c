@@ -10,7 +10,9 @@
  * before T1's r(x) in wcp, dc, wdc and sdp (rule (a) / rule 1), hence
  * w(y) 3 before w(y) 9: no race.  With it, x before and after are two
  * variables, nothing orders the sections, and (3, 9) is a predicted race
- * (the lock hand-over orders it by HB).
+ * (the lock hand-over orders it by HB).  The same with a forget of 256 KiB
+ * whose inside (not its first or last granule) holds x, in its third
+ * 64 KiB chunk: the rules look for a lock's bytes chunk by chunk.
  */
 #include "rp_detector.h"
 #include "rp_engine.h"
@@ -25,31 +27,42 @@
 #define LOCK 0x10u
 #define X 0x100u
 #define Y 0x200u
+#define CHUNK_BYTES 0x10000u
+/* x inside a forget of four chunks, in the third */
+#define FAR_X (0x1000000u + 2 * CHUNK_BYTES + 0x40u)
+#define FAR_FORGET 0x1000000u
 
 typedef struct seen {
     bool y_pair;       /* the pair (w(y) 3, w(y) 9) */
     bool x_pair;       /* any pair on x */
 } seen;
 
+typedef struct run_ctx {
+    seen seen;
+    uint64_t x;
+} run_ctx;
+
 static void collect(void *ctx, const rp_race *race)
 {
-    seen *s = ctx;
+    run_ctx *r = ctx;
     if (race->addr == Y && race->first.id == 3 && !race->observed)
-        s->y_pair = true;
-    if (race->addr == X)
-        s->x_pair = true;
+        r->seen.y_pair = true;
+    if (race->addr == r->x)
+        r->seen.x_pair = true;
 }
 
-static seen run(const char *detector, bool with_forget)
+/* The trace above with x at `x` and the forget of [forget, forget + size). */
+static seen run_at(const char *detector, bool with_forget, uint64_t x, uint64_t forget,
+                   uint32_t size)
 {
     const rp_event events[] = {
-        { 1, LOCK, 1, 0, 0, RP_EV_ACQUIRE }, { 2, X, 2, 0, 1, RP_EV_WRITE },
+        { 1, LOCK, 1, 0, 0, RP_EV_ACQUIRE }, { 2, x, 2, 0, 1, RP_EV_WRITE },
         { 3, Y, 3, 0, 1, RP_EV_WRITE },      { 4, LOCK, 4, 0, 0, RP_EV_RELEASE },
-        { 5, X, 5, 1, 1, RP_EV_FORGET },     { 6, LOCK, 6, 1, 0, RP_EV_ACQUIRE },
-        { 7, X, 7, 1, 1, RP_EV_READ },       { 8, LOCK, 8, 1, 0, RP_EV_RELEASE },
+        { 5, forget, 5, 1, size, RP_EV_FORGET }, { 6, LOCK, 6, 1, 0, RP_EV_ACQUIRE },
+        { 7, x, 7, 1, 1, RP_EV_READ },       { 8, LOCK, 8, 1, 0, RP_EV_RELEASE },
         { 9, Y, 9, 1, 1, RP_EV_WRITE },
     };
-    seen s = { false, false };
+    run_ctx s = { { false, false }, x };
     rp_detector_env env = { .report = collect, .report_ctx = &s, .all_pairs = true };
     rp_engine *eng = rp_engine_create(detector, &env, NULL);
     assert_non_null(eng);
@@ -60,7 +73,25 @@ static seen run(const char *detector, bool with_forget)
     }
     rp_engine_finish(eng);
     rp_engine_destroy(eng);
-    return s;
+    return s.seen;
+}
+
+static seen run(const char *detector, bool with_forget)
+{
+    return run_at(detector, with_forget, X, X, 1);
+}
+
+static void test_forget_of_chunks_ends_section_conflicts(void **state)
+{
+    static const char *const detectors[] = { "wcp", "dc", "wdc", "sdp" };
+    (void)state;
+    for (unsigned i = 0; i < sizeof detectors / sizeof detectors[0]; i++) {
+        seen without = run_at(detectors[i], false, FAR_X, FAR_FORGET, 4 * CHUNK_BYTES);
+        seen with = run_at(detectors[i], true, FAR_X, FAR_FORGET, 4 * CHUNK_BYTES);
+        assert_false(without.y_pair);
+        assert_true(with.y_pair);
+        assert_false(with.x_pair);
+    }
 }
 
 static void test_forget_ends_section_conflicts(void **state)
@@ -82,6 +113,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forget_ends_section_conflicts),
+        cmocka_unit_test(test_forget_of_chunks_ends_section_conflicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
