@@ -111,15 +111,6 @@ void *shadow_find_refill(rp_shadow *s, uint64_t granule)
     return slot_in(s, slots, granule);
 }
 
-uint8_t shadow_granule_mask(uint64_t granule, uint64_t addr, uint64_t size)
-{
-    uint64_t base = granule << RP_SHADOW_GRANULE_BITS;
-    uint64_t first = addr > base ? addr - base : 0;
-    uint64_t last_in_range = addr + (size - 1);          /* may wrap only if size overflows */
-    uint64_t last = last_in_range - base < RP_SHADOW_GRANULE_SIZE ? last_in_range - base : 7;
-    return (uint8_t)(((2u << last) - 1) & ~((1u << first) - 1));
-}
-
 /* The granules [lo, hi] of one chunk's slot array. */
 static void clear_in_chunk(rp_shadow *s, uint8_t *slots, uint64_t lo, uint64_t hi,
                            uint64_t addr, uint64_t size, rp_shadow_slot_fn fn, void *ctx)

@@ -114,8 +114,16 @@ void shadow_clear_range(rp_shadow *s, uint64_t addr, uint64_t size,
 void shadow_for_each(rp_shadow *s, rp_shadow_slot_fn fn, void *ctx);
 
 /* Byte mask of the bytes of `granule` inside [addr, addr + size); size > 0,
- * addr + size may be 2^64 (computed without overflow). */
-uint8_t shadow_granule_mask(uint64_t granule, uint64_t addr, uint64_t size);
+ * addr + size may be 2^64 (computed without overflow).  Inline: every
+ * granule of every access that reaches a detector computes one. */
+static inline uint8_t shadow_granule_mask(uint64_t granule, uint64_t addr, uint64_t size)
+{
+    uint64_t base = granule << RP_SHADOW_GRANULE_BITS;
+    uint64_t first = addr > base ? addr - base : 0;
+    uint64_t last_in_range = addr + (size - 1);          /* may wrap only if size overflows */
+    uint64_t last = last_in_range - base < RP_SHADOW_GRANULE_SIZE ? last_in_range - base : 7;
+    return (uint8_t)(((2u << last) - 1) & ~((1u << first) - 1));
+}
 
 /* The number of bytes in a granule's mask, without a library call (the
  * tool is built for any x86-64, so __builtin_popcount calls libgcc). */
