@@ -21,7 +21,12 @@
 #   BENCH_DETECTORS  space-separated racepred detector lists (default "hb")
 #   BENCH_EXTRA      more workloads, separated by ';', each a command that
 #                    reads the input on stdin (e.g. a -O0 build of zstd:
-#                    "/path/to/zstd -T2 -c"); pigz and pbzip2 always run
+#                    "/path/to/zstd -T2 -c"); a command that reads no input
+#                    works too (git -C REPO repack ..., docs/performance.md)
+#   BENCH_BASE       "no" leaves pigz and pbzip2 out (default: they run)
+#   BENCH_VALGRIND_OPTS  more options for every Valgrind run, e.g.
+#                    --trace-children=yes for a workload that runs its work
+#                    in a child process
 #   VALGRIND_LIB     where racepred is; defaults to the in-tree vglib/ when
 #                    it exists, else the installed one
 set -euo pipefail
@@ -70,11 +75,12 @@ summary() {
 run_config() {
     case $1 in
     native) run_once native "${cmd[@]}" ;;
-    none) run_once none valgrind -q --tool=none "${cmd[@]}" ;;
-    floor) run_once floor valgrind -q --tool=racepred --bench-floor=yes "${cmd[@]}" ;;
-    helgrind) run_once helgrind valgrind -q --tool=helgrind "${cmd[@]}" ;;
-    drd) run_once drd valgrind -q --tool=drd "${cmd[@]}" ;;
-    racepred-*) run_once "$1" valgrind --tool=racepred --detector="${1#racepred-}" "${cmd[@]}" ;;
+    none) run_once none valgrind -q --tool=none "${vgopts[@]}" "${cmd[@]}" ;;
+    floor) run_once floor valgrind -q --tool=racepred --bench-floor=yes "${vgopts[@]}" "${cmd[@]}" ;;
+    helgrind) run_once helgrind valgrind -q --tool=helgrind "${vgopts[@]}" "${cmd[@]}" ;;
+    drd) run_once drd valgrind -q --tool=drd "${vgopts[@]}" "${cmd[@]}" ;;
+    racepred-*) run_once "$1" valgrind --tool=racepred --detector="${1#racepred-}" "${vgopts[@]}" \
+                         "${cmd[@]}" ;;
     esac
 }
 
@@ -85,16 +91,23 @@ run_config() {
 races() {
     local f="$out/$1.stderr" ctx unconf
     case $1 in native|none|floor) echo "- -"; return ;; esac
-    ctx=$(sed -n 's/.*ERROR SUMMARY: [0-9,]* errors from \([0-9,]*\) contexts.*/\1/p' "$f" | tail -n 1)
+    # Summed over the processes of the run (--trace-children=yes).
+    ctx=$(sed -n 's/.*ERROR SUMMARY: [0-9,]* errors from \([0-9,]*\) contexts.*/\1/p' "$f" \
+          | tr -d , | awk '{ n += $1 } END { print n + 0 }')
     unconf=-
     case $1 in racepred-*)
-        unconf=$(sed -n 's/.*racepred: \([0-9]*\) predicted race reports not shown.*/\1/p' "$f" | tail -n 1) ;;
+        unconf=$(sed -n 's/.*racepred: \([0-9]*\) predicted race reports not shown.*/\1/p' "$f" \
+                 | awk '{ n += $1 } END { print n + 0 }') ;;
     esac
     echo "${ctx:-0} ${unconf:-0}"
 }
 
-workloads=("pigz -p 2 -c")
-command -v pbzip2 >/dev/null && workloads+=("pbzip2 -p2 -c")
+read -r -a vgopts <<< "${BENCH_VALGRIND_OPTS:-}"
+workloads=()
+if [ "${BENCH_BASE:-yes}" != no ]; then
+    workloads+=("pigz -p 2 -c")
+    command -v pbzip2 >/dev/null && workloads+=("pbzip2 -p2 -c")
+fi
 IFS=';' read -r -a extra <<< "${BENCH_EXTRA:-}"
 for wl in "${extra[@]}"; do
     [ -n "${wl// /}" ] && workloads+=("$wl")
