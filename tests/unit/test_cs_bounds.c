@@ -74,7 +74,7 @@ static void test_u64map_remove(void **state)
                 assert_ptr_equal(u64map_remove(&m, k * 7), want[k]);
                 want[k] = NULL;
             } else {
-                /* Ranges past the table's size take the scanning path. */
+                /* Ranges over a sixteenth of the table take the scanning path. */
                 unsigned len = rnd(4) == 0 ? 64 * 7 * 4 : rnd(40);
                 size_t removed = u64map_remove_range(&m, k * 7, len, NULL, NULL);
                 size_t expect = 0;
