@@ -62,7 +62,7 @@ typedef struct cs_progress {
 typedef struct cs_track {
     cs_history history;
     cs_progress *progress; /* index = producer thread */
-    uint32_t n_progress;
+    uint32_t n_progress, cap_progress;
 } cs_track;
 
 typedef struct cs_lock {
@@ -74,7 +74,7 @@ typedef struct cs_lock {
     rp_u64map chunks;
     uint64_t n_bytes;      /* bytes with a clock in granules */
     cs_track *tracks;      /* index = thread */
-    uint32_t n_tracks;
+    uint32_t n_tracks, cap_tracks;
 } cs_lock;
 
 typedef struct cs_open {
@@ -100,7 +100,7 @@ struct rp_csrules {
     rp_cs_limits *limits;  /* NULL: unbounded */
     rp_u64map locks;       /* lock → cs_lock */
     cs_thread *threads;
-    uint32_t n_threads;
+    uint32_t n_threads, cap_threads;
     uint64_t n_bytes;      /* (lock, byte) pairs in all the locks' maps */
     uint64_t n_sections;   /* sections in all the histories */
     uint64_t peak_sections;
@@ -133,10 +133,28 @@ static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
     return l;
 }
 
+/* Makes index `needed` of an array of *cap elements exist, at least
+ * doubling it: arrays indexed by thread grow one thread at a time, and a
+ * program that starts thousands of threads one after another would copy
+ * the whole array at each (a fork copies the parent's progress into the
+ * child's, producer by producer: cubic in the threads). */
+static void *reserve(const char *cost_centre, void *array, uint32_t needed, uint32_t *cap,
+                     size_t elem_size)
+{
+    if (needed < *cap)
+        return array;
+    uint32_t grown = *cap == 0 ? 4 : *cap;
+    while (grown <= needed)
+        grown *= 2;
+    *cap = grown;
+    return rp_realloc(cost_centre, array, (size_t)grown * elem_size);
+}
+
 static cs_track *track_of(cs_lock *l, rp_tid_t tid)
 {
     if (tid >= l->n_tracks) {
-        l->tracks = rp_realloc("rp.csrules.tracks", l->tracks, (tid + 1) * sizeof(cs_track));
+        l->tracks = reserve("rp.csrules.tracks", l->tracks, tid, &l->cap_tracks,
+                            sizeof(cs_track));
         rp_memset(l->tracks + l->n_tracks, 0, (tid + 1 - l->n_tracks) * sizeof(cs_track));
         l->n_tracks = tid + 1;
     }
@@ -146,8 +164,8 @@ static cs_track *track_of(cs_lock *l, rp_tid_t tid)
 static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
 {
     if (tid >= cs->n_threads) {
-        cs->threads = rp_realloc("rp.csrules.threads", cs->threads,
-                                 (tid + 1) * sizeof(cs_thread));
+        cs->threads = reserve("rp.csrules.threads", cs->threads, tid, &cs->cap_threads,
+                              sizeof(cs_thread));
         rp_memset(cs->threads + cs->n_threads, 0, (tid + 1 - cs->n_threads) * sizeof(cs_thread));
         cs->n_threads = tid + 1;
     }
@@ -157,8 +175,8 @@ static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
 static cs_progress *progress_of(cs_track *tr, rp_tid_t producer)
 {
     if (producer >= tr->n_progress) {
-        tr->progress = rp_realloc("rp.csrules.progress", tr->progress,
-                                  (producer + 1) * sizeof(cs_progress));
+        tr->progress = reserve("rp.csrules.progress", tr->progress, producer,
+                               &tr->cap_progress, sizeof(cs_progress));
         for (rp_tid_t u = tr->n_progress; u <= producer; u++) {
             tr->progress[u].next = 0;
             tr->progress[u].lag_acq = NO_LAG;
@@ -1043,7 +1061,7 @@ static void drop_consumption(void *ctx, uint64_t key, void *value)
         l->tracks[u].history.trim_at = 0;
     rp_free(tr->progress);
     tr->progress = NULL;
-    tr->n_progress = 0;
+    tr->n_progress = tr->cap_progress = 0;
     if (end->cs->limits != NULL && tr->history.n > 0)
         drop_prefix(end->cs, &tr->history, min_consumed(end->cs, l, end->tid));
 }
