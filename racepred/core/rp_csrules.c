@@ -113,26 +113,6 @@ void csrules_set_limits(rp_cs_limits *limits)
     configured_limits = limits;
 }
 
-static void *grow(void *array, uint32_t count, uint32_t *cap, size_t elem_size)
-{
-    if (count < *cap)
-        return array;
-    *cap = *cap == 0 ? 4 : 2 * *cap;
-    return rp_realloc("rp.csrules.array", array, (size_t)*cap * elem_size);
-}
-
-static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
-{
-    cs_lock *l = u64map_get(&cs->locks, obj);
-    if (l == NULL) {
-        l = rp_calloc("rp.csrules.lock", 1, sizeof *l);
-        u64map_init(&l->granules);
-        u64map_init(&l->chunks);
-        u64map_put(&cs->locks, obj, l);
-    }
-    return l;
-}
-
 /* Makes index `needed` of an array of *cap elements exist, at least
  * doubling it: arrays indexed by thread grow one thread at a time, and a
  * program that starts thousands of threads one after another would copy
@@ -148,6 +128,18 @@ static void *reserve(const char *cost_centre, void *array, uint32_t needed, uint
         grown *= 2;
     *cap = grown;
     return rp_realloc(cost_centre, array, (size_t)grown * elem_size);
+}
+
+static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
+{
+    cs_lock *l = u64map_get(&cs->locks, obj);
+    if (l == NULL) {
+        l = rp_calloc("rp.csrules.lock", 1, sizeof *l);
+        u64map_init(&l->granules);
+        u64map_init(&l->chunks);
+        u64map_put(&cs->locks, obj, l);
+    }
+    return l;
 }
 
 static cs_track *track_of(cs_lock *l, rp_tid_t tid)
@@ -310,7 +302,7 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
                         uint64_t acq_id)
 {
     cs_thread *th = thread_of(cs, tid);
-    th->open = grow(th->open, th->n, &th->cap, sizeof(cs_open));
+    th->open = reserve("rp.csrules.open", th->open, th->n, &th->cap, sizeof(cs_open));
     cs_open *o = &th->open[th->n++];
     o->lock = lock;
     o->log = th->spare;
@@ -320,7 +312,7 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
     cs_lock *l = lock_of(cs, lock);
     cs_history *h = &track_of(l, tid)->history;
     uint32_t cap = h->cap;
-    h->entries = grow(h->entries, h->n, &h->cap, sizeof(cs_entry));
+    h->entries = reserve("rp.csrules.history", h->entries, h->n, &h->cap, sizeof(cs_entry));
     if (cs->own_sections && h->cap != cap)
         h->spans = rp_realloc("rp.csrules.spans", h->spans, h->cap * sizeof(rp_cs_span));
     if (h->spans != NULL)
