@@ -140,7 +140,7 @@ void dc_join(void *self, const rp_event *e)
     dc_detector *d = self;
     join_thread(&d->dc, e->tid, (rp_tid_t)e->obj);
     join_thread(&d->hb, e->tid, (rp_tid_t)e->obj);
-    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
+    csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
 }
 
 void dc_thread_end(void *self, rp_tid_t tid)

@@ -588,7 +588,7 @@ static void sdp_join(void *self, const rp_event *e)
     sdp_tclocks j = clocks_of(d, (rp_tid_t)e->obj);
     sdp_clocks from = { *j.h, *j.p, *j.c, *j.k };
     import_all(d, e->tid, &from);
-    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
+    csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
 }
 
 /* The thread's open sections will never be released, and it reads no

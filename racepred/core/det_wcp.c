@@ -192,7 +192,7 @@ static void wcp_join(void *self, const rp_event *e)
 {
     wcp_detector *d = self;
     join_threads(d, e->tid, (rp_tid_t)e->obj);
-    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
+    csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
 }
 
 static void wcp_thread_end(void *self, rp_tid_t tid)

@@ -349,7 +349,7 @@ static void wdp_join(void *self, const rp_event *e)
     wdp_detector *d = self;
     join_thread(&d->c, e->tid, (rp_tid_t)e->obj);
     join_thread(&d->h, e->tid, (rp_tid_t)e->obj);
-    csrules_thread_end(d->cs, (rp_tid_t)e->obj);
+    csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
 }
 
 static void wdp_sync_send(void *self, const rp_event *e)

@@ -92,6 +92,7 @@ typedef struct cs_thread {
 } cs_thread;
 
 #define CS_GRANULE_CLASSES 6
+#define CS_KEPT_EXITED 64
 
 struct rp_csrules {
     rp_slab granule_slabs[CS_GRANULE_CLASSES];   /* 2^k parts (granule_class) */
@@ -104,6 +105,13 @@ struct rp_csrules {
     uint64_t n_bytes;      /* (lock, byte) pairs in all the locks' maps */
     uint64_t n_sections;   /* sections in all the histories */
     uint64_t peak_sections;
+    /* The last threads that exited unjoined keep their progress for the
+     * join that may follow (csrules_join); a ring, oldest overwritten. */
+    rp_tid_t exited[CS_KEPT_EXITED];
+    uint32_t n_exited;
+    /* Ended threads whose sections may still be kept (retire_ended). */
+    rp_tid_t *ended;
+    uint32_t n_ended, cap_ended, retry_at;
 };
 
 static rp_cs_limits *configured_limits;
@@ -1000,22 +1008,26 @@ void csrules_release_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc
 
 /* ---- threads -------------------------------------------------------------------- */
 
-typedef struct fork_ctx {
-    rp_tid_t parent, child;
+/* A thread `to` whose clocks now hold `from`'s (a fork, a join) has
+ * consumed what `from` consumed: the sections it passed are already in
+ * `from`'s order clocks, so `to` would join them to no effect.  Its own
+ * history it consumes only with own_sections (sdp). */
+typedef struct inherit_ctx {
+    rp_tid_t from, to;
     bool own_sections;
-} fork_ctx;
+} inherit_ctx;
 
 static void inherit_consumption(void *ctx, uint64_t key, void *value)
 {
-    const fork_ctx *f = ctx;
+    const inherit_ctx *f = ctx;
     cs_lock *l = value;
     (void)key;
-    if (f->parent >= l->n_tracks)
+    if (f->from >= l->n_tracks)
         return;
-    cs_track *to = track_of(l, f->child);
-    const cs_track *from = &l->tracks[f->parent];
+    cs_track *to = track_of(l, f->to);
+    const cs_track *from = &l->tracks[f->from];
     for (rp_tid_t u = 0; u < from->n_progress; u++) {
-        if (u == f->child || (u == f->parent && !f->own_sections))
+        if (u == f->to || (u == f->from && !f->own_sections))
             continue;
         cs_progress *mine = progress_of(to, u);
         if (mine->next <= from->progress[u].next)
@@ -1023,13 +1035,18 @@ static void inherit_consumption(void *ctx, uint64_t key, void *value)
     }
 }
 
-void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child)
+static void inherit(rp_csrules *cs, rp_tid_t from, rp_tid_t to)
 {
-    thread_of(cs, parent > child ? parent : child);
+    thread_of(cs, from > to ? from : to);
     if (cs->rule_b) {
-        fork_ctx f = { parent, child, cs->own_sections };
+        inherit_ctx f = { from, to, cs->own_sections };
         u64map_for_each(&cs->locks, inherit_consumption, &f);
     }
+}
+
+void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child)
+{
+    inherit(cs, parent, child);
 }
 
 typedef struct end_ctx {
@@ -1041,26 +1058,113 @@ typedef struct end_ctx {
  * may have held back itself (sdp), grows no more: what the others have
  * consumed of it goes now.  The other histories it held back are tried
  * again at their next section. */
-static void drop_consumption(void *ctx, uint64_t key, void *value)
+static void drop_ended_history(void *ctx, uint64_t key, void *value)
 {
     const end_ctx *end = ctx;
     cs_lock *l = value;
-    cs_track *tr = end->tid < l->n_tracks ? &l->tracks[end->tid] : NULL;
     (void)key;
-    if (tr == NULL)
+    if (end->tid >= l->n_tracks)
         return;
     for (rp_tid_t u = 0; u < l->n_tracks; u++)
         l->tracks[u].history.trim_at = 0;
+    cs_history *h = &l->tracks[end->tid].history;
+    if (end->cs->limits != NULL && h->n > 0)
+        drop_prefix(end->cs, h, min_consumed(end->cs, l, end->tid));
+}
+
+static void free_progress(void *ctx, uint64_t key, void *value)
+{
+    const end_ctx *end = ctx;
+    cs_lock *l = value;
+    (void)key;
+    if (end->tid >= l->n_tracks)
+        return;
+    cs_track *tr = &l->tracks[end->tid];
     rp_free(tr->progress);
     tr->progress = NULL;
     tr->n_progress = tr->cap_progress = 0;
-    if (end->cs->limits != NULL && tr->history.n > 0)
-        drop_prefix(end->cs, &tr->history, min_consumed(end->cs, l, end->tid));
+}
+
+static void forget_progress(rp_csrules *cs, rp_tid_t tid)
+{
+    end_ctx end = { cs, tid };
+    u64map_for_each(&cs->locks, free_progress, &end);
+}
+
+/* An exited thread's progress stays for a join, for the last
+ * CS_KEPT_EXITED such threads: a detached one is never joined. */
+static void keep_for_join(rp_csrules *cs, rp_tid_t tid)
+{
+    rp_tid_t *slot = &cs->exited[cs->n_exited++ % CS_KEPT_EXITED];
+    if (cs->n_exited > CS_KEPT_EXITED)
+        forget_progress(cs, *slot);
+    *slot = tid;
+}
+
+/* What every live thread has consumed of an ended producer's sections
+ * goes, and once that is all of them, the summary's clock too: no live
+ * thread lags behind it, and the threads started later inherit a live
+ * one's consumption.  (Without limits nothing is dropped, rp_csrules.h.)
+ * True if nothing of it is left. */
+static bool retire_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
+{
+    if (producer >= l->n_tracks)
+        return true;
+    cs_history *h = &l->tracks[producer].history;
+    uint32_t upto = min_consumed(cs, l, producer);
+    drop_prefix(cs, h, upto);
+    if (h->n > 0 || upto < h->base)
+        return false;
+    vc_free(&h->summary.rel);
+    return true;
+}
+
+/* One pass of retire_ended over the locks: kept[i] is set when ended[i]
+ * still has sections in some lock. */
+typedef struct retire_ctx {
+    rp_csrules *cs;
+    bool *kept;
+} retire_ctx;
+
+static void retire_in_lock(void *ctx, uint64_t key, void *value)
+{
+    const retire_ctx *r = ctx;
+    (void)key;
+    for (uint32_t i = 0; i < r->cs->n_ended; i++)
+        if (!retire_consumed(r->cs, value, r->cs->ended[i]))
+            r->kept[i] = true;
+}
+
+/* A thread that ended adds no section, so only the consumers can free its
+ * history: every live thread consuming it (rule b), or the last laggard
+ * ending or being joined (its joiner takes over its consumption).  The
+ * ended threads with sections left are tried again once as many more
+ * threads have ended (amortised: O(threads) per ended thread and lock). */
+static void retire_ended(rp_csrules *cs, rp_tid_t tid)
+{
+    if (cs->limits == NULL || !cs->rule_b)
+        return;
+    cs->ended = reserve("rp.csrules.ended", cs->ended, cs->n_ended, &cs->cap_ended,
+                        sizeof(rp_tid_t));
+    cs->ended[cs->n_ended++] = tid;
+    if (cs->n_ended < cs->retry_at)
+        return;
+    retire_ctx r = { cs, rp_calloc("rp.csrules.ended", cs->n_ended, sizeof(bool)) };
+    u64map_for_each(&cs->locks, retire_in_lock, &r);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < cs->n_ended; i++)
+        if (r.kept[i])
+            cs->ended[n++] = cs->ended[i];
+    rp_free(r.kept);
+    cs->n_ended = n;
+    cs->retry_at = 2 * n + 8;
 }
 
 void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
 {
     cs_thread *th = thread_of(cs, tid);
+    if (th->ended)
+        return;
     while (th->n > 0)
         close_open(th, th->n - 1);
     rp_free(th->open);
@@ -1068,8 +1172,17 @@ void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
     th->cap = 0;
     cslog_free(&th->spare);
     th->ended = true;
+    keep_for_join(cs, tid);
     end_ctx end = { cs, tid };
-    u64map_for_each(&cs->locks, drop_consumption, &end);
+    u64map_for_each(&cs->locks, drop_ended_history, &end);
+    retire_ended(cs, tid);
+}
+
+void csrules_join(rp_csrules *cs, rp_tid_t joiner, rp_tid_t joined)
+{
+    csrules_thread_end(cs, joined);
+    inherit(cs, joined, joiner);
+    forget_progress(cs, joined);
 }
 
 /* ---- life cycle --------------------------------------------------------------- */
@@ -1105,7 +1218,7 @@ static void count_sections(void *ctx, uint64_t key, void *value)
     const cs_lock *l = value;
     (void)key;
     for (uint32_t t = 0; t < l->n_tracks; t++)
-        *n += l->tracks[t].history.n;
+        *n += l->tracks[t].history.n + (l->tracks[t].history.summary.rel.len > 0);
 }
 
 uint64_t csrules_kept_sections(const rp_csrules *cs)
@@ -1163,6 +1276,7 @@ void csrules_destroy(rp_csrules *cs)
         rp_free(cs->threads[t].open);
     }
     rp_free(cs->threads);
+    rp_free(cs->ended);
     for (uint32_t k = 0; k < CS_GRANULE_CLASSES; k++)
         slab_fini(&cs->granule_slabs[k]);
     rp_free(cs);

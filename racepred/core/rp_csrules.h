@@ -163,10 +163,17 @@ void csrules_kept(const rp_csrules *cs, rp_history_stats *stats);
  * the parent's clocks into the child's). */
 void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child);
 
-/* Thread tid has ended (exited, or joined): it takes part in no section
- * any more, and consumes nothing; its sections stay for the others.
- * Calling it again (an exited thread joined later) changes nothing. */
+/* Thread tid has exited: it takes part in no section any more, and
+ * consumes nothing; its sections stay for the others.  Calling it again
+ * changes nothing. */
 void csrules_thread_end(rp_csrules *cs, rp_tid_t tid);
+
+/* joiner has joined thread joined (the detector has joined joined's
+ * clocks into joiner's): joined ends if it had not, and joiner takes over
+ * what it consumed (as csrules_fork's child takes its parent's), so that
+ * a thread that joins the threads it starts does not hold back, nor make
+ * the threads it starts next consume again, every section they passed. */
+void csrules_join(rp_csrules *cs, rp_tid_t joiner, rp_tid_t joined);
 
 /* [addr, addr + size) is fresh memory: its bytes conflict with nothing
  * before. */

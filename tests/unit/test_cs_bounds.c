@@ -4,17 +4,23 @@
  *   - u64map_remove / u64map_remove_range against a plain array, through
  *     both ways remove_range works (per key, table scan);
  *   - random differential: RANDOM_STREAMS random streams (up to 6 threads
- *     forked from thread 0, some joined; 3 locks, nested and non-LIFO
- *     releases; accesses of 1-4 bytes among 16; forgets) drive two
- *     instances of the rules with the clocks of a DC-like detector: one
- *     with limits (pruning on, random small bounds or none), one without
- *     (keeps everything).  Every clock must be equal after every event
+ *     forked from thread 0, some exited, some joined, before or after
+ *     they exit; 3 locks, nested and non-LIFO releases; accesses of 1-4
+ *     bytes among 16; forgets) drive two instances of the rules with the
+ *     clocks of a DC-like detector: one with limits (pruning on, random
+ *     small bounds or none) whose joiners take over what the joined thread
+ *     consumed, one without either (keeps everything, consumes everything
+ *     itself).  Every clock must be equal after every event
  *     unless the limited one counted a dropped section that was needed
  *     (or dropped bytes); runs that dropped sections without missing any
  *     must occur, and runs that missed some;
  *   - long synthetic streams: the history stays bounded, by pruning alone
  *     when every thread keeps consuming, by the bound (counted) when an
- *     idle thread pins it, and a joined thread pins nothing.
+ *     idle thread pins it, and a joined thread pins nothing;
+ *   - thousands of threads started and joined one after another, each
+ *     taking the lock once: the thread that joins them pins nothing,
+ *     whether they exited before the join or not, and the sections each
+ *     new thread consumes stay few.
  */
 #include "rp_csrules.h"
 #include "rp_u64map.h"
@@ -24,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -96,19 +103,31 @@ static void test_u64map_remove(void **state)
 
 /* One instance of the rules and the clocks it feeds: order(t) as in DC
  * (own entry incremented after a release or fork) and a second clock
- * `also` that receives the same joins (as WCP's C). */
+ * `also` that receives the same joins (as WCP's C).  A join either hands
+ * the joined thread's consumption to the joiner (csrules_join, as the
+ * detectors do) or only ends it (the published algorithms: the joiner
+ * consumes everything again, to no effect on its clocks). */
 typedef struct driven {
     rp_csrules *cs;
-    rp_vc order[MAX_THREADS];
-    rp_vc also[MAX_THREADS];
+    rp_vc *order;
+    rp_vc *also;
+    unsigned n_threads;
+    bool join_inherits;
 } driven;
 
-static void driven_init(driven *d, rp_cs_limits *limits)
+/* Not an event of the stream: thread tid exits (csrules_thread_end). */
+#define EXIT RP_EV_KIND_COUNT
+
+static void driven_init_threads(driven *d, rp_cs_limits *limits, unsigned n_threads)
 {
     csrules_set_limits(limits);
     d->cs = csrules_create(true);
     csrules_set_limits(NULL);
-    for (unsigned t = 0; t < MAX_THREADS; t++) {
+    d->n_threads = n_threads;
+    d->join_inherits = true;
+    d->order = calloc(n_threads, sizeof *d->order);
+    d->also = calloc(n_threads, sizeof *d->also);
+    for (unsigned t = 0; t < n_threads; t++) {
         vc_init(&d->order[t]);
         vc_init(&d->also[t]);
         vc_set(&d->order[t], t, 1);
@@ -116,13 +135,20 @@ static void driven_init(driven *d, rp_cs_limits *limits)
     }
 }
 
+static void driven_init(driven *d, rp_cs_limits *limits)
+{
+    driven_init_threads(d, limits, MAX_THREADS);
+}
+
 static void driven_free(driven *d)
 {
     csrules_destroy(d->cs);
-    for (unsigned t = 0; t < MAX_THREADS; t++) {
+    for (unsigned t = 0; t < d->n_threads; t++) {
         vc_free(&d->order[t]);
         vc_free(&d->also[t]);
     }
+    free(d->order);
+    free(d->also);
 }
 
 static void increment(driven *d, rp_tid_t t)
@@ -157,7 +183,13 @@ static void drive(driven *d, const rp_event *e)
     case RP_EV_JOIN:
         vc_join(&d->order[t], &d->order[other]);
         vc_join(&d->also[t], &d->also[other]);
-        csrules_thread_end(d->cs, other);
+        if (d->join_inherits)
+            csrules_join(d->cs, t, other);
+        else
+            csrules_thread_end(d->cs, other);
+        break;
+    case EXIT:
+        csrules_thread_end(d->cs, t);
         break;
     case RP_EV_FORGET:
         csrules_forget(d->cs, e->obj, e->size);
@@ -179,7 +211,7 @@ static bool same_clocks(const driven *a, const driven *b)
 /* ---- random streams ------------------------------------------------------------ */
 
 typedef struct stream_state {
-    bool started[MAX_THREADS], ended[MAX_THREADS];
+    bool started[MAX_THREADS], exited[MAX_THREADS], ended[MAX_THREADS];
     int holder[N_LOCKS];          /* thread holding the lock, -1: free */
     unsigned n_started;
 } stream_state;
@@ -202,14 +234,21 @@ static rp_tid_t live_thread(const stream_state *s)
 {
     for (;;) {
         rp_tid_t t = rnd(s->n_started);
-        if (!s->ended[t])
+        if (!s->exited[t] && !s->ended[t])
             return t;
     }
 }
 
+/* A started thread other than t and 0, not joined yet, or none (0). */
+static rp_tid_t joinable(const stream_state *s, rp_tid_t t)
+{
+    rp_tid_t u = rnd(s->n_started);
+    return u == t || s->ended[u] ? 0 : u;
+}
+
 /* A random event that keeps the stream well formed: locks held by one
- * thread at a time, only started threads run, a thread is joined once,
- * holding nothing. */
+ * thread at a time, only started threads run until they exit, a thread
+ * is joined once (exited or not), holding nothing. */
 static rp_event random_event(stream_state *s)
 {
     rp_tid_t t = live_thread(s);
@@ -234,13 +273,17 @@ static rp_event random_event(stream_state *s)
         return event(t, RP_EV_FORK, child, 0);
     }
     if (op < 93) {
-        rp_tid_t u = live_thread(s);
-        if (u != t && u != 0 && !holds_any(s, u)) {
+        rp_tid_t u = joinable(s, t);
+        if (u != 0 && !holds_any(s, u)) {
             s->ended[u] = true;
             return event(t, RP_EV_JOIN, u, 0);
         }
     }
-    if (op < 96)
+    if (op < 95 && t != 0 && !holds_any(s, t)) {
+        s->exited[t] = true;
+        return event(t, EXIT, 0, 0);
+    }
+    if (op < 98)
         return event(t, RP_EV_FORGET, BYTE0 + rnd(N_BYTES), 1 + rnd(6));
     return event(t, RP_EV_READ, BYTE0 + rnd(N_BYTES), 1);
 }
@@ -267,6 +310,7 @@ static run_outcome run_random_stream(uint64_t seed)
     driven bounded, all;
     driven_init(&bounded, &limits);
     driven_init(&all, NULL);
+    all.join_inherits = false;
     stream_state s;
     memset(&s, 0, sizeof s);
     memset(s.holder, -1, sizeof s.holder);
@@ -375,8 +419,9 @@ static void test_bound_caps_a_pinned_history(void **state)
     driven_init(&d, &limits);
     fork_threads(&d, 3);
     /* Thread 0 never takes the lock again, so it may still need every
-     * section: only the bound limits them, and says so. */
-    run_long(&d, 1, 3, 2 * 64, 4096);
+     * section: only the bound limits them (and a summary each), and says
+     * so. */
+    run_long(&d, 1, 3, 2 * 64 + 2, 4096);
     assert_true(limits.dropped_sections > LONG_SECTIONS / 2);
     assert_true(limits.dropped_bytes > LONG_SECTIONS / 2);
     driven_free(&d);
@@ -393,6 +438,41 @@ static void test_joined_thread_pins_nothing(void **state)
     rp_event join = event(0, RP_EV_JOIN, 3, 0);
     drive(&d, &join);
     run_long(&d, 0, 3, 3 * 8, UINT64_MAX);
+    assert_int_equal(limits.dropped_sections, 0);
+    driven_free(&d);
+}
+
+/* Thread 0 starts a thread, which takes the lock once, and joins it,
+ * ONE_BY_ONE times; every other thread exits before its join, and every
+ * eighth exits some threads' time before it (other threads exit and are
+ * joined in between). */
+#define ONE_BY_ONE 3000u
+
+static void test_threads_joined_one_by_one_pin_nothing(void **state)
+{
+    (void)state;
+    rp_cs_limits limits = { 0, 0, 0, 0, 0, 0 };
+    driven d;
+    driven_init_threads(&d, &limits, ONE_BY_ONE + 1);
+    for (rp_tid_t c = 1; c <= ONE_BY_ONE; c++) {
+        rp_event f = event(0, RP_EV_FORK, c, 0);
+        rp_event exit = event(c, EXIT, 0, 0);
+        rp_event join = event(0, RP_EV_JOIN, c, 0);
+        drive(&d, &f);
+        section(&d, c, c);
+        if (c % 2 == 0)
+            drive(&d, &exit);
+        if (c % 8 != 1)
+            drive(&d, &join);
+        if (c % 8 == 0) {
+            rp_event late = event(0, RP_EV_JOIN, c - 7, 0);
+            drive(&d, &late);
+        }
+        assert_true(csrules_kept_sections(d.cs) <= 20);
+    }
+    /* Each thread consumed the sections of the threads since the last
+     * join of a thread that had not consumed them: one, or a few. */
+    assert_true(vc_get(&d.order[ONE_BY_ONE], ONE_BY_ONE - 1) > 0);
     assert_int_equal(limits.dropped_sections, 0);
     driven_free(&d);
 }
@@ -418,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_bounded_equals_keep_all_unless_counted),
         cmocka_unit_test(test_pruning_alone_bounds_busy_threads),
         cmocka_unit_test(test_bound_caps_a_pinned_history),
+        cmocka_unit_test(test_threads_joined_one_by_one_pin_nothing),
         cmocka_unit_test(test_joined_thread_pins_nothing),
         cmocka_unit_test(test_forget_drops_bytes),
     };
