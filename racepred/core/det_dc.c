@@ -138,9 +138,12 @@ void dc_fork(void *self, const rp_event *e)
 void dc_join(void *self, const rp_event *e)
 {
     dc_detector *d = self;
-    join_thread(&d->dc, e->tid, (rp_tid_t)e->obj);
-    join_thread(&d->hb, e->tid, (rp_tid_t)e->obj);
-    csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
+    rp_tid_t joined = (rp_tid_t)e->obj;
+    join_thread(&d->dc, e->tid, joined);
+    join_thread(&d->hb, e->tid, joined);
+    csrules_join(d->cs, e->tid, joined);
+    tclocks_release(&d->dc, joined);
+    tclocks_release(&d->hb, joined);
 }
 
 void dc_thread_end(void *self, rp_tid_t tid)

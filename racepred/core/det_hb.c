@@ -86,6 +86,7 @@ static void hb_join(void *self, const rp_event *e)
     rp_tid_t joined = (rp_tid_t)e->obj;
     tclocks_ensure(&h->threads, joined > e->tid ? joined : e->tid);
     vc_join(&h->threads.clock[e->tid], &h->threads.clock[joined]);
+    tclocks_release(&h->threads, joined);
 }
 
 static void hb_sync_send(void *self, const rp_event *e)

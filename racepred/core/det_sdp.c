@@ -589,6 +589,10 @@ static void sdp_join(void *self, const rp_event *e)
     sdp_clocks from = { *j.h, *j.p, *j.c, *j.k };
     import_all(d, e->tid, &from);
     csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
+    tclocks_release(&d->h, (rp_tid_t)e->obj);
+    tclocks_release(&d->p, (rp_tid_t)e->obj);
+    tclocks_release(&d->c, (rp_tid_t)e->obj);
+    tclocks_release(&d->k, (rp_tid_t)e->obj);
 }
 
 /* The thread's open sections will never be released, and it reads no

@@ -121,6 +121,7 @@ static void shb_join(void *self, const rp_event *e)
     rp_tid_t joined = (rp_tid_t)e->obj;
     tclocks_ensure(&d->threads, joined > e->tid ? joined : e->tid);
     vc_join(&d->threads.clock[e->tid], &d->threads.clock[joined]);
+    tclocks_release(&d->threads, joined);
 }
 
 static void shb_sync_send(void *self, const rp_event *e)

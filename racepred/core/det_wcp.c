@@ -191,8 +191,12 @@ static void wcp_fork(void *self, const rp_event *e)
 static void wcp_join(void *self, const rp_event *e)
 {
     wcp_detector *d = self;
-    join_threads(d, e->tid, (rp_tid_t)e->obj);
-    csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
+    rp_tid_t joined = (rp_tid_t)e->obj;
+    join_threads(d, e->tid, joined);
+    csrules_join(d->cs, e->tid, joined);
+    tclocks_release(&d->h, joined);
+    tclocks_release(&d->p, joined);
+    tclocks_release(&d->c, joined);
 }
 
 static void wcp_thread_end(void *self, rp_tid_t tid)

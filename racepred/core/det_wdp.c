@@ -347,9 +347,13 @@ static void wdp_fork(void *self, const rp_event *e)
 static void wdp_join(void *self, const rp_event *e)
 {
     wdp_detector *d = self;
-    join_thread(&d->c, e->tid, (rp_tid_t)e->obj);
-    join_thread(&d->h, e->tid, (rp_tid_t)e->obj);
-    csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
+    rp_tid_t joined = (rp_tid_t)e->obj;
+    join_thread(&d->c, e->tid, joined);
+    join_thread(&d->h, e->tid, joined);
+    csrules_join(d->cs, e->tid, joined);
+    tclocks_release(&d->c, joined);
+    tclocks_release(&d->h, joined);
+    tclocks_release(&d->b, joined);
 }
 
 static void wdp_sync_send(void *self, const rp_event *e)

@@ -330,6 +330,20 @@ static bool check_thread(rp_bt_reader *r, size_t offset, uint64_t tid)
     return true;
 }
 
+/* A joined thread has ended: it has no event after the join, and is
+ * joined once (the detectors free its clocks at the join). */
+static bool check_not_joined(rp_bt_reader *r, size_t offset, const rp_event *e)
+{
+    if (u64map_get(&r->joined, e->tid) != NULL)
+        return fail(r, offset, "event of thread %u after it was joined", (uint64_t)e->tid);
+    if (e->kind != RP_EV_JOIN)
+        return true;
+    if (u64map_get(&r->joined, e->obj) != NULL)
+        return fail(r, offset, "thread %u joined twice", e->obj);
+    u64map_put(&r->joined, e->obj, (void *)1);
+    return true;
+}
+
 /* Values of r->owners and of the readers maps (never NULL: u64map). */
 #define NOT_HELD ((void *)1)
 #define HELD_BY(tid) ((void *)((uintptr_t)(tid) + 2))
@@ -410,6 +424,8 @@ static bool read_event(rp_bt_reader *r, uint8_t tag, size_t start, rp_event *e)
         return fail(r, start, "join of unknown thread %u", e->obj);
     if ((e->kind == RP_EV_FORK || e->kind == RP_EV_JOIN) && e->obj == e->tid)
         return fail(r, start, "thread %u forks or joins itself", (uint64_t)e->tid);
+    if (!check_not_joined(r, start, e))
+        return false;
     if (!check_lock(r, start, e))
         return false;
     r->last_tid = e->tid;
@@ -534,6 +550,7 @@ void rp_bt_reader_free(rp_bt_reader *r)
     r->threads = NULL;
     r->threads_cap = 0;
     u64map_free(&r->owners);
+    u64map_free(&r->joined);
     for (uint32_t i = 0; i < r->readers_cap; i++)
         u64map_free(&r->readers[i]);
     rp_free(r->readers);

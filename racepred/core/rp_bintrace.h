@@ -109,6 +109,7 @@ typedef struct rp_bt_reader {
     char **threads;         /* description per thread number, or NULL */
     uint32_t threads_cap;
     rp_u64map owners;       /* lock -> exclusive holder (rp_bintrace.c) */
+    rp_u64map joined;       /* thread -> (void *)1 once joined */
     rp_u64map *readers;     /* per thread: lock -> whether it holds the read side */
     uint32_t readers_cap;
     size_t err_offset;

@@ -30,6 +30,12 @@ void tclocks_grow(rp_thread_clocks *tc, rp_tid_t tid)
     tc->n = n;
 }
 
+void tclocks_release(rp_thread_clocks *tc, rp_tid_t tid)
+{
+    if (tid < tc->n)
+        vc_free(&tc->clock[tid]);
+}
+
 rp_vc *objclocks_get(rp_u64map *m, uint64_t obj)
 {
     rp_vc *vc = u64map_get(m, obj);

@@ -32,6 +32,12 @@ static inline void tclocks_ensure(rp_thread_clocks *tc, rp_tid_t tid)
         tclocks_grow(tc, tid);
 }
 
+/* Thread tid was joined and its clock joined into the joiner's: no event
+ * of it follows (the front end's stream; trace readers reject one), so its
+ * clock goes.  Without it, a program that starts and joins thousands of
+ * threads keeps a clock as long as the threads seen for each. */
+void tclocks_release(rp_thread_clocks *tc, rp_tid_t tid);
+
 static inline rp_vc *tclocks_get(rp_thread_clocks *tc, rp_tid_t tid)
 {
     tclocks_ensure(tc, tid);

@@ -104,30 +104,37 @@ static void follow_lock_discipline(held_set *h, rp_event *ev)
 
 /* A random stream in the tool's shape: threads appear densely (a FORK
  * names the next one), any kind, sizes common and odd, any obj and site;
- * releases only of held locks. */
+ * releases only of held locks; a thread joined (never the root) has no
+ * later event. */
 static rp_event *random_events(size_t n, uint32_t *n_threads)
 {
     static const uint32_t sizes[] = { 0, 1, 2, 4, 8, 16, 32, 3, 4096, UINT32_MAX };
     rp_event *ev = calloc(n, sizeof *ev);
+    bool *joined = calloc(n + 1, sizeof *joined);
     held_set held = { .n = 0 };
     *n_threads = 1;
     for (size_t i = 0; i < n; i++) {
         ev[i].id = i + 1;
-        ev[i].tid = (rp_tid_t)(rnd() % *n_threads);
+        do
+            ev[i].tid = (rp_tid_t)(rnd() % *n_threads);
+        while (joined[ev[i].tid]);
         ev[i].kind = (uint8_t)(rnd() % RP_EV_KIND_COUNT);
         ev[i].size = sizes[rnd() % 10];
         ev[i].obj = rnd() % 4 == 0 ? rnd() : 0x4000000 + rnd() % 4096;
         ev[i].site = rnd() % 3 == 0 ? 0 : 0x108000 + rnd() % 512;
         if (ev[i].kind == RP_EV_FORK)
             ev[i].obj = (*n_threads)++;
-        else if (ev[i].kind == RP_EV_JOIN && *n_threads > 1)
-            ev[i].obj = (ev[i].tid + 1) % *n_threads;
         else if (ev[i].kind == RP_EV_JOIN)
+            ev[i].obj = (ev[i].tid + 1) % *n_threads;
+        if (ev[i].kind == RP_EV_JOIN && (ev[i].obj == 0 || joined[ev[i].obj]))
             ev[i].kind = RP_EV_READ;
+        else if (ev[i].kind == RP_EV_JOIN)
+            joined[ev[i].obj] = true;
         if (rp_event_is_access(&ev[i]) && ev[i].size > RP_BT_MAX_ACCESS_SIZE)
             ev[i].size = RP_BT_MAX_ACCESS_SIZE;
         follow_lock_discipline(&held, &ev[i]);
     }
+    free(joined);
     return ev;
 }
 
@@ -350,6 +357,22 @@ static void test_unheld_release_rejected(void **state)
     assert_non_null(read_back(mixed, 2, &off));
 }
 
+/* A joined thread has no later event and is joined once, as the text
+ * reader says: the detectors free its clocks at the join. */
+static void test_events_after_join_rejected(void **state)
+{
+    const rp_event after[] = { EV(RP_EV_FORK, 0, 1), EV(RP_EV_WRITE, 1, 8),
+                               EV(RP_EV_JOIN, 0, 1), EV(RP_EV_WRITE, 1, 8) };
+    const rp_event twice[] = { EV(RP_EV_FORK, 0, 1), EV(RP_EV_FORK, 0, 2),
+                               EV(RP_EV_JOIN, 2, 1), EV(RP_EV_JOIN, 0, 1) };
+    size_t off;
+    (void)state;
+    assert_null(read_back(after, 3, &off));
+    assert_string_equal(read_back(after, 4, &off), "event of thread 1 after it was joined");
+    assert_null(read_back(twice, 3, &off));
+    assert_string_equal(read_back(twice, 4, &off), "thread 1 joined twice");
+}
+
 /* Fuzzing (tests/fuzz): a 4 GiB access made every detector allocate per
  * byte; the reader now rejects accesses over RP_BT_MAX_ACCESS_SIZE. */
 static void test_huge_access_rejected(void **state)
@@ -407,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_specific_errors),
         cmocka_unit_test(test_unheld_release_rejected),
+        cmocka_unit_test(test_events_after_join_rejected),
         cmocka_unit_test(test_huge_access_rejected),
         cmocka_unit_test(test_huge_forget_offline),
     };
