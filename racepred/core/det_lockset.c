@@ -29,6 +29,7 @@
  * grow with the number of distinct locksets that access a granule.
  */
 #include "rp_allpairs.h"
+#include "rp_array.h"
 #include "rp_clocks.h"
 #include "rp_detector.h"
 #include "rp_shim.h"
@@ -55,7 +56,7 @@ typedef struct ls_detector {
     rp_thread_clocks threads;
     rp_u64map sync_objects;
     ls_held *held;
-    uint32_t n_held;
+    uint32_t n_held, cap_held;
     ls_set *sets;
     uint32_t n_sets, cap_sets;
     rp_u64map set_by_hash;     /* hash → 1 + index of the first set with it */
@@ -140,11 +141,8 @@ static bool subset(void *ctx, uint32_t old_tag, uint32_t new_tag)
 
 static ls_held *held_of(ls_detector *d, rp_tid_t tid)
 {
-    if (tid >= d->n_held) {
-        d->held = rp_realloc("rp.lockset.held", d->held, (tid + 1) * sizeof(ls_held));
-        rp_memset(d->held + d->n_held, 0, (tid + 1 - d->n_held) * sizeof(ls_held));
-        d->n_held = tid + 1;
-    }
+    d->held = rp_array_extend("rp.lockset.held", d->held, tid, &d->n_held, &d->cap_held,
+                              sizeof(ls_held));
     return &d->held[tid];
 }
 

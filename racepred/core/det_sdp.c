@@ -107,6 +107,7 @@
  * predictor of the same races or more, no longer sound on its own.
  */
 #include "rp_allpairs.h"
+#include "rp_array.h"
 #include "rp_clocks.h"
 #include "rp_csrules.h"
 #include "rp_detector.h"
@@ -149,7 +150,7 @@ typedef struct sdp_mark {
 
 typedef struct sdp_byte {
     sdp_mark *by;          /* index = thread */
-    uint32_t n;
+    uint32_t n, cap;
 } sdp_byte;
 
 typedef struct sdp_lock {
@@ -166,7 +167,7 @@ typedef struct sdp_detector {
     const rp_event *forgetting;    /* the forget being applied */
     rp_thread_clocks h, p, c, k;
     sdp_thread *threads;
-    uint32_t n_threads;
+    uint32_t n_threads, cap_threads;
     rp_u64map locks;           /* lock → sdp_lock */
     rp_u64map sync_objects;    /* object → sdp_clocks */
     uint64_t serial;           /* releases so far */
@@ -176,14 +177,6 @@ typedef struct sdp_detector {
 typedef struct sdp_tclocks {
     rp_vc *h, *p, *c, *k;
 } sdp_tclocks;
-
-static void *grow(void *array, uint32_t count, uint32_t *cap, size_t elem_size)
-{
-    if (count < *cap)
-        return array;
-    *cap = *cap == 0 ? 4 : 2 * *cap;
-    return rp_realloc("rp.sdp.array", array, (size_t)*cap * elem_size);
-}
 
 static sdp_tclocks clocks_of(sdp_detector *d, rp_tid_t tid)
 {
@@ -197,14 +190,11 @@ static sdp_tclocks clocks_of(sdp_detector *d, rp_tid_t tid)
 
 static sdp_thread *thread_of(sdp_detector *d, rp_tid_t tid)
 {
-    if (tid >= d->n_threads) {
-        d->threads = rp_realloc("rp.sdp.threads", d->threads, (tid + 1) * sizeof(sdp_thread));
-        for (uint32_t t = d->n_threads; t <= tid; t++) {
-            rp_memset(&d->threads[t], 0, sizeof(sdp_thread));
-            u64map_init(&d->threads[t].rule2);
-        }
-        d->n_threads = tid + 1;
-    }
+    uint32_t n = d->n_threads;
+    d->threads = rp_array_extend("rp.sdp.threads", d->threads, tid, &d->n_threads,
+                                 &d->cap_threads, sizeof(sdp_thread));
+    for (uint32_t t = n; t < d->n_threads; t++)
+        u64map_init(&d->threads[t].rule2);
     return &d->threads[tid];
 }
 
@@ -245,11 +235,7 @@ static sdp_mark *mark_of(sdp_detector *d, sdp_lock *l, uint64_t addr, rp_tid_t t
         u64map_put(&l->bytes, addr, b);
         d->n_bytes++;
     }
-    if (tid >= b->n) {
-        b->by = rp_realloc("rp.sdp.marks", b->by, (tid + 1) * sizeof(sdp_mark));
-        rp_memset(b->by + b->n, 0, (tid + 1 - b->n) * sizeof(sdp_mark));
-        b->n = tid + 1;
-    }
+    b->by = rp_array_extend("rp.sdp.marks", b->by, tid, &b->n, &b->cap, sizeof(sdp_mark));
     return &b->by[tid];
 }
 
@@ -276,7 +262,8 @@ static void note_conflict(sdp_detector *d, sdp_section *s, const sdp_mark *m, rp
         limits->missed_sections++;
         return;
     }
-    s->conf = grow(s->conf, s->n_conf, &s->cap_conf, sizeof(sdp_conflict));
+    s->conf = rp_array_reserve("rp.sdp.conflicts", s->conf, s->n_conf, &s->cap_conf,
+                               sizeof(sdp_conflict));
     sdp_conflict *c = &s->conf[s->n_conf++];
     vc_init(&c->s1);
     vc_copy(&c->s1, &m->wr);
@@ -488,7 +475,8 @@ static void sdp_acquire(void *self, const rp_event *e)
     import_all(d, e->tid, &l->read_released);
     locksets_acquire(d->locksets, e->tid, e->obj, false);
     sdp_thread *th = thread_of(d, e->tid);
-    th->open = grow(th->open, th->n_open, &th->cap_open, sizeof(sdp_section));
+    th->open = rp_array_reserve("rp.sdp.open", th->open, th->n_open, &th->cap_open,
+                                sizeof(sdp_section));
     sdp_section *s = &th->open[th->n_open++];
     rp_memset(s, 0, sizeof *s);
     s->lock = e->obj;

@@ -62,6 +62,7 @@
  * still reported (test_history_bounds checks it on random traces).
  */
 #include "rp_allpairs.h"
+#include "rp_array.h"
 #include "rp_clocks.h"
 #include "rp_csrules.h"
 #include "rp_detector.h"
@@ -98,7 +99,7 @@ typedef struct wdp_detector {
     rp_shadow *writers;            /* byte → last writer */
     rp_thread_clocks c, h, b;      /* C(t), H(t), B(t) */
     wdp_thread *threads;
-    uint32_t n_threads;
+    uint32_t n_threads, cap_threads;
     rp_u64map written;             /* lock → rp_u64map byte → L(l,x) */
     uint64_t n_written;            /* (lock, byte) pairs in it */
     rp_u64map h_released;          /* H of the last exclusive release of l */
@@ -111,11 +112,8 @@ typedef struct wdp_detector {
 
 static wdp_thread *thread_of(wdp_detector *d, rp_tid_t tid)
 {
-    if (tid >= d->n_threads) {
-        d->threads = rp_realloc("rp.wdp.threads", d->threads, (tid + 1) * sizeof(wdp_thread));
-        rp_memset(d->threads + d->n_threads, 0, (tid + 1 - d->n_threads) * sizeof(wdp_thread));
-        d->n_threads = tid + 1;
-    }
+    d->threads = rp_array_extend("rp.wdp.threads", d->threads, tid, &d->n_threads,
+                                 &d->cap_threads, sizeof(wdp_thread));
     return &d->threads[tid];
 }
 

@@ -1,6 +1,7 @@
 /* rp_allpairs.c — race pairs of any vector-clock relation (rp_allpairs.h). */
 #include "rp_allpairs.h"
 
+#include "rp_array.h"
 #include "rp_cellctx.h"
 #include "rp_cellsets.h"
 #include "rp_shadow.h"
@@ -239,15 +240,6 @@ struct rp_allpairs {
     uint32_t n_extra, cap_extra;
 };
 
-/* Grows a (pointer, count, capacity) array so that one more element fits. */
-static void *grow_for_one(void *array, uint32_t count, uint32_t *cap, size_t elem_size)
-{
-    if (count < *cap)
-        return array;
-    rp_assert(*cap < UINT32_MAX / 2);
-    *cap = *cap == 0 ? 16 : *cap * 2;
-    return rp_realloc("rp.allpairs.array", array, (size_t)*cap * elem_size);
-}
 
 /* ---- cell arrays ------------------------------------------------------------ */
 
@@ -271,7 +263,8 @@ static ap_cell *pool_alloc(ap_pool *p, uint32_t cap_log)
         __builtin_prefetch(p->free[cap_log], 1);
     } else {
         if (p->bump_left < bytes) {
-            p->blocks = grow_for_one(p->blocks, p->n_blocks, &p->cap_blocks, sizeof(void *));
+            p->blocks = rp_array_reserve("rp.allpairs.array", p->blocks, p->n_blocks,
+                                         &p->cap_blocks, sizeof(void *));
             p->bump = rp_malloc("rp.allpairs.cells", POOL_BLOCK_BYTES);
             rp_bulk_alloc(POOL_BLOCK_BYTES);
             p->blocks[p->n_blocks++] = p->bump;
@@ -596,7 +589,8 @@ static void note_race(rp_allpairs *p, const rp_allpairs_access *a, uint64_t gran
 
 static uint32_t record_event(rp_allpairs *p, const rp_allpairs_access *a)
 {
-    p->events = grow_for_one(p->events, p->n_events, &p->cap_events, sizeof(ap_event));
+    p->events = rp_array_reserve("rp.allpairs.array", p->events, p->n_events,
+                                 &p->cap_events, sizeof(ap_event));
     ap_event *ev = &p->events[p->n_events];
     ev->id = a->e->id;
     ev->site = a->e->site;
@@ -618,7 +612,8 @@ static void add_edge(rp_allpairs *p, uint32_t pred, uint32_t succ)
     ap_event *ev = &p->events[succ];
     if (ev->first_pred != NO_INDEX && p->edges[ev->first_pred].pred == pred)
         return;
-    p->edges = grow_for_one(p->edges, p->n_edges, &p->cap_edges, sizeof(ap_edge));
+    p->edges = rp_array_reserve("rp.allpairs.array", p->edges, p->n_edges,
+                                &p->cap_edges, sizeof(ap_edge));
     p->edges[p->n_edges].pred = pred;
     p->edges[p->n_edges].next = ev->first_pred;
     ev->first_pred = p->n_edges++;
@@ -626,8 +621,8 @@ static void add_edge(rp_allpairs *p, uint32_t pred, uint32_t succ)
 
 static void take_snapshot(rp_allpairs *p, ap_event *ev, const rp_allpairs_access *a)
 {
-    p->snapshots = grow_for_one(p->snapshots, p->n_snapshots, &p->cap_snapshots,
-                                sizeof(ap_snapshot));
+    p->snapshots = rp_array_reserve("rp.allpairs.array", p->snapshots, p->n_snapshots,
+                                    &p->cap_snapshots, sizeof(ap_snapshot));
     ap_snapshot *s = &p->snapshots[p->n_snapshots];
     vc_init(&s->order);
     vc_init(&s->hb);
@@ -644,7 +639,8 @@ static void add_conc_pair(rp_allpairs *p, uint32_t first, const rp_allpairs_acce
     ap_event *ev = &p->events[second];
     if (ev->snapshot == NO_INDEX)
         take_snapshot(p, ev, a);
-    p->conc = grow_for_one(p->conc, p->n_conc, &p->cap_conc, sizeof(uint64_t));
+    p->conc = rp_array_reserve("rp.allpairs.array", p->conc, p->n_conc,
+                               &p->cap_conc, sizeof(uint64_t));
     p->conc[p->n_conc++] = (uint64_t)second << 32 | first;
 }
 
@@ -889,7 +885,8 @@ void allpairs_add_pair(rp_allpairs *p, const rp_access *first, uint32_t first_ev
         report_race(p, first, second, addr, size, p->config.observed_without_hb);
         return;
     }
-    p->extra = grow_for_one(p->extra, p->n_extra, &p->cap_extra, sizeof(uint64_t));
+    p->extra = rp_array_reserve("rp.allpairs.array", p->extra, p->n_extra,
+                                &p->cap_extra, sizeof(uint64_t));
     p->extra[p->n_extra++] = (uint64_t)first_event << 32 | second_event;
 }
 
@@ -898,7 +895,8 @@ void allpairs_forget(rp_allpairs *p, const rp_event *e)
     shadow_clear_range(&p->shadow, e->obj, e->size,
                        e->size < FORGET_FREES_BYTES ? slot_forget : slot_forget_and_free, p);
     if (p->env.all_pairs && e->size != 0) {
-        p->forgets = grow_for_one(p->forgets, p->n_forgets, &p->cap_forgets, sizeof(ap_forget));
+        p->forgets = rp_array_reserve("rp.allpairs.array", p->forgets, p->n_forgets,
+                                      &p->cap_forgets, sizeof(ap_forget));
         p->forgets[p->n_forgets].id = e->id;
         p->forgets[p->n_forgets].addr = e->obj;
         p->forgets[p->n_forgets].size = e->size;
@@ -951,13 +949,15 @@ typedef struct pair_walk {
 
 static void walk_push(pair_walk *w, uint32_t ev)
 {
-    w->stack = grow_for_one(w->stack, w->n_stack, &w->cap_stack, sizeof(uint32_t));
+    w->stack = rp_array_reserve("rp.allpairs.array", w->stack, w->n_stack,
+                                &w->cap_stack, sizeof(uint32_t));
     w->stack[w->n_stack++] = ev;
 }
 
 static void walk_add_pair(pair_walk *w, uint32_t first, uint32_t second)
 {
-    w->pairs = grow_for_one(w->pairs, w->n_pairs, &w->cap_pairs, sizeof(uint64_t));
+    w->pairs = rp_array_reserve("rp.allpairs.array", w->pairs, w->n_pairs,
+                                &w->cap_pairs, sizeof(uint64_t));
     w->pairs[w->n_pairs++] = (uint64_t)first << 32 | second;
 }
 

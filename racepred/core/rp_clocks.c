@@ -1,12 +1,13 @@
 /* rp_clocks.c — thread and object clock tables (rp_clocks.h). */
 #include "rp_clocks.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 
 void tclocks_init(rp_thread_clocks *tc, uint32_t own_initial)
 {
     tc->clock = NULL;
-    tc->n = 0;
+    tc->n = tc->cap = 0;
     tc->own_initial = own_initial;
 }
 
@@ -16,13 +17,13 @@ void tclocks_free(rp_thread_clocks *tc)
         vc_free(&tc->clock[t]);
     rp_free(tc->clock);
     tc->clock = NULL;
-    tc->n = 0;
+    tc->n = tc->cap = 0;
 }
 
 void tclocks_grow(rp_thread_clocks *tc, rp_tid_t tid)
 {
     uint32_t n = tid + 1;
-    tc->clock = rp_realloc("rp.clocks.threads", tc->clock, n * sizeof(rp_vc));
+    tc->clock = rp_array_reserve("rp.clocks.threads", tc->clock, tid, &tc->cap, sizeof(rp_vc));
     for (uint32_t t = tc->n; t < n; t++) {
         vc_init(&tc->clock[t]);
         vc_set(&tc->clock[t], t, tc->own_initial);

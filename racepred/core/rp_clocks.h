@@ -17,7 +17,7 @@
 
 typedef struct rp_thread_clocks {
     rp_vc *clock;
-    uint32_t n;
+    uint32_t n, cap;
     uint32_t own_initial;
 } rp_thread_clocks;
 

@@ -1,6 +1,7 @@
 /* rp_csrules.c — critical-section rules of WCP/DC/WDC (rp_csrules.h). */
 #include "rp_csrules.h"
 
+#include "rp_array.h"
 #include "rp_shadow.h"
 #include "rp_shim.h"
 #include "rp_slab.h"
@@ -121,23 +122,6 @@ void csrules_set_limits(rp_cs_limits *limits)
     configured_limits = limits;
 }
 
-/* Makes index `needed` of an array of *cap elements exist, at least
- * doubling it: arrays indexed by thread grow one thread at a time, and a
- * program that starts thousands of threads one after another would copy
- * the whole array at each (a fork copies the parent's progress into the
- * child's, producer by producer: cubic in the threads). */
-static void *reserve(const char *cost_centre, void *array, uint32_t needed, uint32_t *cap,
-                     size_t elem_size)
-{
-    if (needed < *cap)
-        return array;
-    uint32_t grown = *cap == 0 ? 4 : *cap;
-    while (grown <= needed)
-        grown *= 2;
-    *cap = grown;
-    return rp_realloc(cost_centre, array, (size_t)grown * elem_size);
-}
-
 static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
 {
     cs_lock *l = u64map_get(&cs->locks, obj);
@@ -152,31 +136,23 @@ static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
 
 static cs_track *track_of(cs_lock *l, rp_tid_t tid)
 {
-    if (tid >= l->n_tracks) {
-        l->tracks = reserve("rp.csrules.tracks", l->tracks, tid, &l->cap_tracks,
-                            sizeof(cs_track));
-        rp_memset(l->tracks + l->n_tracks, 0, (tid + 1 - l->n_tracks) * sizeof(cs_track));
-        l->n_tracks = tid + 1;
-    }
+    l->tracks = rp_array_extend("rp.csrules.tracks", l->tracks, tid, &l->n_tracks,
+                                &l->cap_tracks, sizeof(cs_track));
     return &l->tracks[tid];
 }
 
 static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
 {
-    if (tid >= cs->n_threads) {
-        cs->threads = reserve("rp.csrules.threads", cs->threads, tid, &cs->cap_threads,
-                              sizeof(cs_thread));
-        rp_memset(cs->threads + cs->n_threads, 0, (tid + 1 - cs->n_threads) * sizeof(cs_thread));
-        cs->n_threads = tid + 1;
-    }
+    cs->threads = rp_array_extend("rp.csrules.threads", cs->threads, tid, &cs->n_threads,
+                                  &cs->cap_threads, sizeof(cs_thread));
     return &cs->threads[tid];
 }
 
 static cs_progress *progress_of(cs_track *tr, rp_tid_t producer)
 {
     if (producer >= tr->n_progress) {
-        tr->progress = reserve("rp.csrules.progress", tr->progress, producer,
-                               &tr->cap_progress, sizeof(cs_progress));
+        tr->progress = rp_array_reserve("rp.csrules.progress", tr->progress, producer,
+                                        &tr->cap_progress, sizeof(cs_progress));
         for (rp_tid_t u = tr->n_progress; u <= producer; u++) {
             tr->progress[u].next = 0;
             tr->progress[u].lag_acq = NO_LAG;
@@ -310,7 +286,7 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
                         uint64_t acq_id)
 {
     cs_thread *th = thread_of(cs, tid);
-    th->open = reserve("rp.csrules.open", th->open, th->n, &th->cap, sizeof(cs_open));
+    th->open = rp_array_reserve("rp.csrules.open", th->open, th->n, &th->cap, sizeof(cs_open));
     cs_open *o = &th->open[th->n++];
     o->lock = lock;
     o->log = th->spare;
@@ -320,7 +296,8 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
     cs_lock *l = lock_of(cs, lock);
     cs_history *h = &track_of(l, tid)->history;
     uint32_t cap = h->cap;
-    h->entries = reserve("rp.csrules.history", h->entries, h->n, &h->cap, sizeof(cs_entry));
+    h->entries = rp_array_reserve("rp.csrules.history", h->entries, h->n,
+                                  &h->cap, sizeof(cs_entry));
     if (cs->own_sections && h->cap != cap)
         h->spans = rp_realloc("rp.csrules.spans", h->spans, h->cap * sizeof(rp_cs_span));
     if (h->spans != NULL)
@@ -1144,8 +1121,8 @@ static void retire_ended(rp_csrules *cs, rp_tid_t tid)
 {
     if (cs->limits == NULL || !cs->rule_b)
         return;
-    cs->ended = reserve("rp.csrules.ended", cs->ended, cs->n_ended, &cs->cap_ended,
-                        sizeof(rp_tid_t));
+    cs->ended = rp_array_reserve("rp.csrules.ended", cs->ended, cs->n_ended, &cs->cap_ended,
+                                 sizeof(rp_tid_t));
     cs->ended[cs->n_ended++] = tid;
     if (cs->n_ended < cs->retry_at)
         return;

@@ -1,6 +1,7 @@
 /* rp_locksets.c — held locks and interned locksets (rp_locksets.h). */
 #include "rp_locksets.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_u64map.h"
 
@@ -26,7 +27,7 @@ typedef struct lk_held {
 
 struct rp_locksets {
     lk_held *held;
-    uint32_t n_held;
+    uint32_t n_held, cap_held;
     lk_set *sets;
     uint32_t n_sets, cap_sets;
     rp_u64map set_by_hash;     /* hash → 1 + index of the first set with it */
@@ -84,11 +85,8 @@ static uint32_t intern(rp_locksets *ls, const lk_entry *locks, uint32_t n)
 
 static lk_held *held_of(rp_locksets *ls, rp_tid_t tid)
 {
-    if (tid >= ls->n_held) {
-        ls->held = rp_realloc("rp.locksets.held", ls->held, (tid + 1) * sizeof(lk_held));
-        rp_memset(ls->held + ls->n_held, 0, (tid + 1 - ls->n_held) * sizeof(lk_held));
-        ls->n_held = tid + 1;
-    }
+    ls->held = rp_array_extend("rp.locksets.held", ls->held, tid, &ls->n_held, &ls->cap_held,
+                               sizeof(lk_held));
     return &ls->held[tid];
 }
 

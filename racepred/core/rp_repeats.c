@@ -1,6 +1,7 @@
 /* rp_repeats.c — the engine's filter of repeated accesses (rp_repeats.h). */
 #include "rp_repeats.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 
 rp_repeats *repeats_create(void)
@@ -60,14 +61,11 @@ static uint16_t next_stamp(rp_repeats *r)
 /* Makes room for thread tid's stamp and receives. */
 static void add_thread(rp_repeats *r, rp_tid_t tid)
 {
-    size_t n = (size_t)tid + 1, added = n - r->n_threads;
-    r->stamp = rp_realloc("rp.repeats.stamps", r->stamp, n * sizeof *r->stamp);
-    rp_memset(r->stamp + r->n_threads, 0, added * sizeof *r->stamp);
-    r->seen = rp_realloc("rp.repeats.seen", r->seen,
-                         n * RP_REPEATS_RECV_WAYS * sizeof *r->seen);
-    rp_memset(r->seen + (size_t)r->n_threads * RP_REPEATS_RECV_WAYS, 0,
-              added * RP_REPEATS_RECV_WAYS * sizeof *r->seen);
-    r->n_threads = (uint32_t)n;
+    uint32_t n = r->n_threads;
+    r->stamp = rp_array_extend("rp.repeats.stamps", r->stamp, tid, &n, &r->cap_stamps,
+                               sizeof *r->stamp);
+    r->seen = rp_array_extend("rp.repeats.seen", r->seen, tid, &r->n_threads, &r->cap_seen,
+                              RP_REPEATS_RECV_WAYS * sizeof *r->seen);
 }
 
 /* Thread tid's current stamp, taken when its span first records an

@@ -131,7 +131,7 @@ typedef struct rp_repeats {
     rp_u64map seen_before_wrap;
     uint64_t n_sends;      /* sends passed on so far, on any object */
     uint64_t recvs_dropped;
-    uint32_t n_threads;
+    uint32_t n_threads, cap_stamps, cap_seen;
     uint16_t last_stamp;
     uint64_t dropped;      /* repeats dropped so far */
     /* Granules marked rewritten, all by one thread (see above). */

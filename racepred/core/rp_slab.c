@@ -1,25 +1,18 @@
 /* rp_slab.c — fixed-size objects from slabs (rp_slab.h). */
 #include "rp_slab.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 
 #define SLAB_BYTES (64u << 10)
-
-/* Room for one more pointer in a (pointer, count, capacity) stack. */
-static void **grow_stack(void **stack, uint32_t count, uint32_t *cap)
-{
-    if (count < *cap)
-        return stack;
-    *cap = *cap == 0 ? 256 : 2 * *cap;
-    return rp_realloc("rp.slab.pointers", stack, *cap * sizeof *stack);
-}
 
 void *slab_get(rp_slab *s)
 {
     if (s->n_free != 0)
         return s->free[--s->n_free];
     if (s->slab == NULL || (size_t)(s->slab_end - s->slab) < s->size) {
-        s->slabs = grow_stack(s->slabs, s->n_slabs, &s->cap_slabs);
+        s->slabs = rp_array_reserve("rp.slab.pointers", s->slabs, s->n_slabs, &s->cap_slabs,
+                                    sizeof(void *));
         s->slab = rp_malloc(s->cost_centre, SLAB_BYTES);
         s->slab_end = s->slab + SLAB_BYTES;
         s->slabs[s->n_slabs++] = s->slab;
@@ -31,7 +24,8 @@ void *slab_get(rp_slab *s)
 
 void slab_put(rp_slab *s, void *object)
 {
-    s->free = grow_stack(s->free, s->n_free, &s->cap_free);
+    s->free = rp_array_reserve("rp.slab.pointers", s->free, s->n_free, &s->cap_free,
+                               sizeof(void *));
     s->free[s->n_free++] = object;
 }
 

@@ -7,6 +7,7 @@
  */
 #include "rp_trace.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_sort.h"
 
@@ -42,14 +43,6 @@ typedef struct parser {
 } parser;
 
 /* ---- small helpers ------------------------------------------------------- */
-
-static void *grow_for_one(void *array, uint32_t count, uint32_t *cap, size_t elem_size)
-{
-    if (count < *cap)
-        return array;
-    *cap = *cap == 0 ? 16 : *cap * 2;
-    return rp_realloc("rp.trace.array", array, (size_t)*cap * elem_size);
-}
 
 static char *copy_string(const char *s, size_t len)
 {
@@ -156,7 +149,7 @@ static uint32_t name_intern(name_table *t, const char *s, size_t len)
         return n;
     if (2 * (t->count + 1) > t->index_cap)
         index_grow(t);
-    t->names = grow_for_one(t->names, t->count, &t->cap, sizeof(char *));
+    t->names = rp_array_reserve("rp.trace.array", t->names, t->count, &t->cap, sizeof(char *));
     t->names[t->count] = copy_string(s, len);
     *index_slot(t, s, len) = t->count + 1;
     return t->count++;
@@ -231,8 +224,8 @@ static bool parse_thread(parser *ps, scan *s, uint32_t *tid)
         return fail(ps, "bad thread name (expected T<number>)", start,
                     name_length(s) + (size_t)(s->p - start));
     *tid = name_intern(&ps->threads, name, 1 + format_u32(name + 1, number));
-    ps->thread_states = grow_for_one(ps->thread_states, *tid, &ps->cap_thread_states,
-                                     sizeof(thread_state));
+    ps->thread_states = rp_array_reserve("rp.trace.array", ps->thread_states, *tid,
+                                         &ps->cap_thread_states, sizeof(thread_state));
     if (*tid >= ps->trace->n_threads) {
         ps->thread_states[*tid].started = false;
         ps->thread_states[*tid].joined = false;
@@ -274,7 +267,8 @@ static rp_event *append_event(parser *ps, uint8_t kind, rp_tid_t tid, uint64_t o
                               uint32_t size)
 {
     rp_trace *t = ps->trace;
-    t->events = grow_for_one(t->events, t->n_events, &ps->cap_events, sizeof(rp_event));
+    t->events = rp_array_reserve("rp.trace.array", t->events, t->n_events, &ps->cap_events,
+                                 sizeof(rp_event));
     rp_event *e = &t->events[t->n_events++];
     e->id = t->n_events;
     e->site = t->n_events;
@@ -300,8 +294,8 @@ static uint32_t intern_lock(parser *ps, const char *name, size_t len)
 {
     uint32_t lock = name_intern(&ps->locks, name, len);
     if (lock == ps->trace->n_locks) {
-        ps->lock_holder = grow_for_one(ps->lock_holder, lock, &ps->cap_lock_holder,
-                                       sizeof(uint32_t));
+        ps->lock_holder = rp_array_reserve("rp.trace.array", ps->lock_holder, lock,
+                                           &ps->cap_lock_holder, sizeof(uint32_t));
         ps->lock_holder[lock] = NO_HOLDER;
         ps->trace->n_locks = ps->locks.count;
     }
@@ -438,7 +432,8 @@ static bool parse_pairs(parser *ps, scan *s, rp_trace_expect *x)
     if (accept(s, "none"))
         return true;
     for (;;) {
-        x->pairs = grow_for_one(x->pairs, x->n_pairs, &cap, sizeof(rp_trace_pair));
+        x->pairs = rp_array_reserve("rp.trace.array", x->pairs, x->n_pairs, &cap,
+                                    sizeof(rp_trace_pair));
         if (!parse_pair(ps, s, &x->pairs[x->n_pairs]))
             return false;
         x->n_pairs++;
@@ -493,7 +488,8 @@ static bool parse_expect_body(parser *ps, scan *s, rp_trace_expect *x)
 static bool expect_line(parser *ps, scan *s)
 {
     rp_trace *t = ps->trace;
-    t->expects = grow_for_one(t->expects, t->n_expects, &ps->cap_expects, sizeof(rp_trace_expect));
+    t->expects = rp_array_reserve("rp.trace.array", t->expects, t->n_expects, &ps->cap_expects,
+                                  sizeof(rp_trace_expect));
     rp_trace_expect *x = &t->expects[t->n_expects++];
     rp_memset(x, 0, sizeof *x);
     x->line = ps->line;
