@@ -16,11 +16,9 @@ void *rp_array_grow(const char *cost_centre, void *array, size_t index, uint32_t
     return rp_realloc(cost_centre, array, (size_t)grown * elem_size);
 }
 
-void *rp_array_extend(const char *cost_centre, void *array, size_t index, uint32_t *n,
-                      uint32_t *cap, size_t elem_size)
+void *rp_array_append_zeroed(const char *cost_centre, void *array, size_t index, uint32_t *n,
+                             uint32_t *cap, size_t elem_size)
 {
-    if (index < *n)
-        return array;
     array = rp_array_reserve(cost_centre, array, index, cap, elem_size);
     rp_memset((char *)array + (size_t)*n * elem_size, 0, (index + 1 - *n) * elem_size);
     *n = (uint32_t)index + 1;

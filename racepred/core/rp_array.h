@@ -26,9 +26,18 @@ static inline void *rp_array_reserve(const char *cost_centre, void *array, size_
     return index < *cap ? array : rp_array_grow(cost_centre, array, index, cap, elem_size);
 }
 
+/* The array's first *n elements extended to index + 1, the new ones zeroed. */
+void *rp_array_append_zeroed(const char *cost_centre, void *array, size_t index, uint32_t *n,
+                             uint32_t *cap, size_t elem_size);
+
 /* The same for an array whose first *n elements are in use: when index is
  * beyond them, the elements up to it are zeroed and *n becomes index + 1. */
-void *rp_array_extend(const char *cost_centre, void *array, size_t index, uint32_t *n,
-                      uint32_t *cap, size_t elem_size);
+static inline void *rp_array_extend(const char *cost_centre, void *array, size_t index,
+                                    uint32_t *n, uint32_t *cap, size_t elem_size)
+{
+    if (index < *n)
+        return array;
+    return rp_array_append_zeroed(cost_centre, array, index, n, cap, elem_size);
+}
 
 #endif

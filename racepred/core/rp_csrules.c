@@ -65,6 +65,8 @@ typedef struct cs_track {
     cs_history history;
     cs_progress *progress; /* index = producer thread */
     uint32_t n_progress, cap_progress;
+    bool listed;           /* on its thread's list of locks */
+    bool consumer;         /* on its thread's list of locks it consumes in */
 } cs_track;
 
 typedef struct cs_lock {
@@ -84,6 +86,11 @@ typedef struct cs_open {
     rp_cs_log log;
 } cs_open;
 
+typedef struct cs_lock_list {
+    struct cs_lock **locks;
+    uint32_t n, cap;
+} cs_lock_list;
+
 /* The critical sections a thread has open, innermost last; and the
  * entries of the largest log it closed, for the next section it opens. */
 typedef struct cs_thread {
@@ -91,6 +98,10 @@ typedef struct cs_thread {
     uint32_t n, cap;
     bool ended;
     rp_cs_log spare;
+    /* The locks where the thread has a track, and those where it consumes
+     * others' sections (thread_track): what its end, and a fork or join
+     * that passes its progress on, visit instead of every lock. */
+    cs_lock_list locks, consumes;
 } cs_thread;
 
 #define CS_GRANULE_CLASSES 6
@@ -183,6 +194,44 @@ static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
     return &cs->threads[tid];
 }
 
+static void lock_list_add(cs_lock_list *list, cs_lock *l)
+{
+    list->locks = rp_array_reserve("rp.csrules.thread_locks", list->locks, list->n, &list->cap,
+                                   sizeof(cs_lock *));
+    list->locks[list->n++] = l;
+}
+
+/* tid's track in l, the lock put on the thread's lists the first time:
+ * `consumes` when the track is for consuming others' sections. */
+static cs_track *thread_track(rp_csrules *cs, cs_lock *l, rp_tid_t tid, bool consumes)
+{
+    cs_track *tr = track_of(l, tid);
+    if (!tr->listed) {
+        lock_list_add(&thread_of(cs, tid)->locks, l);
+        tr->listed = true;
+    }
+    if (consumes && !tr->consumer) {
+        lock_list_add(&thread_of(cs, tid)->consumes, l);
+        tr->consumer = true;
+    }
+    return tr;
+}
+
+static const cs_lock_list *list_of(rp_csrules *cs, rp_tid_t tid, bool consumes)
+{
+    cs_thread *th = thread_of(cs, tid);
+    return consumes ? &th->consumes : &th->locks;
+}
+
+/* Calls fn(ctx, 0, lock) for each lock where tid has a track, or where it
+ * consumes; fn may make tracks of other threads (and move the threads). */
+static void for_each_lock_of(rp_csrules *cs, rp_tid_t tid, bool consumes,
+                             void (*fn)(void *, uint64_t, void *), void *ctx)
+{
+    for (uint32_t i = 0; i < list_of(cs, tid, consumes)->n; i++)
+        fn(ctx, 0, list_of(cs, tid, consumes)->locks[i]);
+}
+
 static cs_progress *progress_of(cs_track *tr, rp_tid_t producer)
 {
     if (producer >= tr->n_progress) {
@@ -269,7 +318,7 @@ static void note_lagging(rp_csrules *cs, cs_lock *l, rp_tid_t producer, uint32_t
     for (rp_tid_t t = 0; t < cs->n_threads; t++) {
         if (!consumer_of(cs, t, producer))
             continue;
-        cs_progress *p = progress_of(track_of(l, t), producer);
+        cs_progress *p = progress_of(thread_track(cs, l, t, true), producer);
         h = &l->tracks[producer].history;
         if (p->next >= h->base && p->next < upto)
             p->lag_acq = h->entries[p->next - h->base].acq_epoch;
@@ -329,7 +378,7 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
     if (!cs->rule_b)
         return;
     cs_lock *l = lock_of(cs, lock);
-    cs_history *h = &track_of(l, tid)->history;
+    cs_history *h = &thread_track(cs, l, tid, false)->history;
     uint32_t cap = h->cap;
     h->entries = rp_array_reserve("rp.csrules.history", h->entries, h->n,
                                   &h->cap, sizeof(cs_entry));
@@ -514,7 +563,7 @@ static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t p
                             rp_vc *order, rp_vc *also)
 {
     const cs_history *from = &l->tracks[producer].history;
-    cs_progress *p = progress_of(&l->tracks[tid], producer);
+    cs_progress *p = progress_of(thread_track(cs, l, tid, true), producer);
     uint32_t before = p->next;
     bool any = false;
     if (p->next < from->base) {
@@ -540,7 +589,7 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
     cs_lock *l = u64map_get(&cs->locks, lock);
     if (!cs->rule_b || l == NULL)
         return;
-    track_of(l, tid);
+    thread_track(cs, l, tid, false);
     for (bool changed = true; changed;) {
         changed = false;
         for (rp_tid_t u = 0; u < l->n_tracks; u++)
@@ -630,7 +679,7 @@ bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t pro
     cs_lock *l = u64map_get(&cs->locks, lock);
     if (l == NULL || producer >= l->n_tracks)
         return false;
-    cs_progress *p = progress_of(track_of(l, tid), producer);
+    cs_progress *p = progress_of(thread_track(cs, l, tid, true), producer);
     const cs_history *h = &l->tracks[producer].history;
     const cs_entry *en = NULL;
     uint32_t at = 0;
@@ -1106,6 +1155,7 @@ void csrules_release_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, const rp_vc
  * `from`'s order clocks, so `to` would join them to no effect.  Its own
  * history it consumes only with own_sections (sdp). */
 typedef struct inherit_ctx {
+    rp_csrules *cs;
     rp_tid_t from, to;
     bool own_sections;
 } inherit_ctx;
@@ -1120,7 +1170,7 @@ static void inherit_consumption(void *ctx, uint64_t key, void *value)
      * one per lock at every fork cost O(locks) per thread. */
     if (f->from >= l->n_tracks || l->tracks[f->from].n_progress == 0)
         return;
-    cs_track *to = track_of(l, f->to);
+    cs_track *to = thread_track(f->cs, l, f->to, true);
     const cs_track *from = &l->tracks[f->from];
     for (rp_tid_t u = 0; u < from->n_progress; u++) {
         if (u == f->to || (u == f->from && !f->own_sections)
@@ -1136,8 +1186,8 @@ static void inherit(rp_csrules *cs, rp_tid_t from, rp_tid_t to)
 {
     thread_of(cs, from > to ? from : to);
     if (cs->rule_b) {
-        inherit_ctx f = { from, to, cs->own_sections };
-        u64map_for_each(&cs->locks, inherit_consumption, &f);
+        inherit_ctx f = { cs, from, to, cs->own_sections };
+        for_each_lock_of(cs, from, true, inherit_consumption, &f);
     }
 }
 
@@ -1185,7 +1235,7 @@ static void free_progress(void *ctx, uint64_t key, void *value)
 static void forget_progress(rp_csrules *cs, rp_tid_t tid)
 {
     end_ctx end = { cs, tid };
-    u64map_for_each(&cs->locks, free_progress, &end);
+    for_each_lock_of(cs, tid, true, free_progress, &end);
 }
 
 /* An exited thread's progress stays for a join, for the last
@@ -1271,7 +1321,7 @@ void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
     th->ended = true;
     keep_for_join(cs, tid);
     end_ctx end = { cs, tid };
-    u64map_for_each(&cs->locks, drop_ended_history, &end);
+    for_each_lock_of(cs, tid, false, drop_ended_history, &end);
     retire_ended(cs, tid);
 }
 
@@ -1383,6 +1433,8 @@ void csrules_destroy(rp_csrules *cs)
             cslog_free(&cs->threads[t].open[i].log);
         cslog_free(&cs->threads[t].spare);
         rp_free(cs->threads[t].open);
+        rp_free(cs->threads[t].locks.locks);
+        rp_free(cs->threads[t].consumes.locks);
     }
     rp_free(cs->threads);
     rp_free(cs->ended);
