@@ -563,7 +563,7 @@ static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t p
                             rp_vc *order, rp_vc *also)
 {
     const cs_history *from = &l->tracks[producer].history;
-    cs_progress *p = progress_of(thread_track(cs, l, tid, true), producer);
+    cs_progress *p = progress_of(&l->tracks[tid], producer);
     uint32_t before = p->next;
     bool any = false;
     if (p->next < from->base) {
@@ -589,7 +589,8 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
     cs_lock *l = u64map_get(&cs->locks, lock);
     if (!cs->rule_b || l == NULL)
         return;
-    thread_track(cs, l, tid, false);
+    /* A consumer where some other thread has a track (a producer). */
+    thread_track(cs, l, tid, l->n_tracks > 1);
     for (bool changed = true; changed;) {
         changed = false;
         for (rp_tid_t u = 0; u < l->n_tracks; u++)
