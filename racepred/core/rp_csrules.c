@@ -69,6 +69,12 @@ typedef struct cs_track {
     bool consumer;         /* on its thread's list of locks it consumes in */
 } cs_track;
 
+/* A set of locks, in no order (a chunk's, a thread's). */
+typedef struct cs_lock_list {
+    struct cs_lock **locks;
+    uint32_t n, cap;
+} cs_lock_list;
+
 typedef struct cs_lock {
     rp_u64map granules;    /* granule number → cs_granule */
     /* Chunk of granules (RP_SHADOW_CHUNK_BITS) → how many of them are in
@@ -85,11 +91,6 @@ typedef struct cs_open {
     uint64_t lock;
     rp_cs_log log;
 } cs_open;
-
-typedef struct cs_lock_list {
-    struct cs_lock **locks;
-    uint32_t n, cap;
-} cs_lock_list;
 
 /* The critical sections a thread has open, innermost last; and the
  * entries of the largest log it closed, for the next section it opens. */
@@ -122,7 +123,7 @@ struct rp_csrules {
      * join that may follow (csrules_join); a ring, oldest overwritten. */
     rp_tid_t exited[CS_KEPT_EXITED];
     uint32_t n_exited;
-    /* Chunk of granules → the locks with granules in it (lock_list): a
+    /* Chunk of granules → the locks with granules in it (cs_lock_list): a
      * forget visits only those, not every lock. */
     rp_u64map chunk_locks;
     /* Ended threads whose sections may still be kept (retire_ended). */
@@ -137,28 +138,28 @@ void csrules_set_limits(rp_cs_limits *limits)
     configured_limits = limits;
 }
 
-/* The locks with granules in one chunk, in no order. */
-typedef struct lock_list {
-    cs_lock **locks;
-    uint32_t n, cap;
-} lock_list;
+static void lock_list_add(cs_lock_list *list, cs_lock *l)
+{
+    list->locks = rp_array_reserve("rp.csrules.lock_lists", list->locks, list->n, &list->cap,
+                                   sizeof(cs_lock *));
+    list->locks[list->n++] = l;
+}
 
+/* Puts l on the list of the locks with granules in chunk. */
 static void list_lock(rp_csrules *cs, uint64_t chunk, cs_lock *l)
 {
-    lock_list *list = u64map_get(&cs->chunk_locks, chunk);
+    cs_lock_list *list = u64map_get(&cs->chunk_locks, chunk);
     if (list == NULL) {
         list = rp_calloc("rp.csrules.chunk_locks", 1, sizeof *list);
         u64map_put(&cs->chunk_locks, chunk, list);
     }
-    list->locks = rp_array_reserve("rp.csrules.chunk_locks", list->locks, list->n, &list->cap,
-                                   sizeof(cs_lock *));
-    list->locks[list->n++] = l;
+    lock_list_add(list, l);
 }
 
 /* An empty list stays (until csrules_destroy): a forget may be walking it. */
 static void unlist_lock(rp_csrules *cs, uint64_t chunk, const cs_lock *l)
 {
-    lock_list *list = u64map_get(&cs->chunk_locks, chunk);
+    cs_lock_list *list = u64map_get(&cs->chunk_locks, chunk);
     for (uint32_t i = 0; i < list->n; i++) {
         if (list->locks[i] == l) {
             list->locks[i] = list->locks[--list->n];
@@ -192,13 +193,6 @@ static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
     cs->threads = rp_array_extend("rp.csrules.threads", cs->threads, tid, &cs->n_threads,
                                   &cs->cap_threads, sizeof(cs_thread));
     return &cs->threads[tid];
-}
-
-static void lock_list_add(cs_lock_list *list, cs_lock *l)
-{
-    list->locks = rp_array_reserve("rp.csrules.thread_locks", list->locks, list->n, &list->cap,
-                                   sizeof(cs_lock *));
-    list->locks[list->n++] = l;
 }
 
 /* tid's track in l, the lock put on the thread's lists the first time:
@@ -1018,7 +1012,7 @@ static void forget_in_lock(forget_range *r, cs_lock *l)
 /* Clears [addr, end] (inclusive) in the locks listed for chunk c, which
  * the range overlaps.  From the end of the list: a lock the forget leaves
  * without granules here is replaced by the last one, already visited. */
-static void forget_in_chunk(rp_csrules *cs, uint64_t c, lock_list *list, uint64_t addr,
+static void forget_in_chunk(rp_csrules *cs, uint64_t c, cs_lock_list *list, uint64_t addr,
                             uint64_t end)
 {
     uint64_t lo = c << CHUNK_BYTES_BITS, hi = ((c + 1) << CHUNK_BYTES_BITS) - 1;
@@ -1060,7 +1054,7 @@ void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size)
         return;
     }
     for (uint64_t c = c0; c <= c1; c++) {
-        lock_list *list = u64map_get(&cs->chunk_locks, c);
+        cs_lock_list *list = u64map_get(&cs->chunk_locks, c);
         if (list != NULL)
             forget_in_chunk(cs, c, list, addr, end);
     }
@@ -1267,20 +1261,15 @@ static bool retire_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
     return true;
 }
 
-/* One pass of retire_ended over the locks: kept[i] is set when ended[i]
- * still has sections in some lock. */
-typedef struct retire_ctx {
-    rp_csrules *cs;
-    bool *kept;
-} retire_ctx;
-
-static void retire_in_lock(void *ctx, uint64_t key, void *value)
+/* retire_consumed in every lock where the producer has a track; true if
+ * nothing of it is left anywhere. */
+static bool retire_thread(rp_csrules *cs, rp_tid_t producer)
 {
-    const retire_ctx *r = ctx;
-    (void)key;
-    for (uint32_t i = 0; i < r->cs->n_ended; i++)
-        if (!retire_consumed(r->cs, value, r->cs->ended[i]))
-            r->kept[i] = true;
+    const cs_lock_list *locks = &thread_of(cs, producer)->locks;
+    bool retired = true;
+    for (uint32_t i = 0; i < locks->n; i++)
+        retired &= retire_consumed(cs, locks->locks[i], producer);
+    return retired;
 }
 
 /* A thread that ended adds no section, so only the consumers can free its
@@ -1297,13 +1286,10 @@ static void retire_ended(rp_csrules *cs, rp_tid_t tid)
     cs->ended[cs->n_ended++] = tid;
     if (cs->n_ended < cs->retry_at)
         return;
-    retire_ctx r = { cs, rp_calloc("rp.csrules.ended", cs->n_ended, sizeof(bool)) };
-    u64map_for_each(&cs->locks, retire_in_lock, &r);
     uint32_t n = 0;
     for (uint32_t i = 0; i < cs->n_ended; i++)
-        if (r.kept[i])
+        if (!retire_thread(cs, cs->ended[i]))
             cs->ended[n++] = cs->ended[i];
-    rp_free(r.kept);
     cs->n_ended = n;
     cs->retry_at = 2 * n + 8;
 }
@@ -1414,7 +1400,7 @@ static void free_lock(void *ctx, uint64_t key, void *value)
 
 static void free_lock_list(void *ctx, uint64_t key, void *value)
 {
-    lock_list *list = value;
+    cs_lock_list *list = value;
     (void)ctx;
     (void)key;
     rp_free(list->locks);
