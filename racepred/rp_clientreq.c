@@ -38,7 +38,10 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         rp_instrument_set_announce_sites((const Addr *)arg[1], (const Addr *)arg[2]);
         break;
     case RP_USERREQ_THREAD_CREATED:
-        rp_threads_created(tid, arg[1]);
+        rp_threads_created(tid, arg[1], arg[2] != 0);
+        break;
+    case RP_USERREQ_THREAD_DETACH:
+        rp_threads_detach(arg[1]);
         break;
     case RP_USERREQ_JOIN_PRE:
         rp_threads_join_pre(tid, arg[1]);

@@ -19,7 +19,8 @@ typedef enum {
     /* The preload is loaded (sent once, from its constructor); arg1, arg2 =
      * the bounds of its list of announcing nops (rp_preload.h). */
     RP_USERREQ_PRELOAD_HELLO = VG_USERREQ_TOOL_BASE('R', 'P'),
-    /* arg1 = pthread_t of the thread the caller just created. */
+    /* arg1 = pthread_t of the thread the caller just created, arg2 = 1 if
+     * it was created detached. */
     RP_USERREQ_THREAD_CREATED,
     /* arg1 = pthread_t the caller is about to join. */
     RP_USERREQ_JOIN_PRE,
@@ -54,7 +55,9 @@ typedef enum {
     /* arg1 = barrier: pthread_barrier_destroy succeeded. */
     RP_USERREQ_BARRIER_DESTROY,
     /* Returns rp_threads_switches (rp_intercepts_omp.c). */
-    RP_USERREQ_SWITCHES
+    RP_USERREQ_SWITCHES,
+    /* arg1 = pthread_t the caller is about to detach. */
+    RP_USERREQ_THREAD_DETACH
 } rp_userreq;
 
 #endif

@@ -44,6 +44,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rp_preload.h"
 
@@ -69,12 +70,15 @@ static int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
                       void *(*start)(void *), void *arg)
 {
     OrigFn fn;
-    int ret;
+    int ret, state = PTHREAD_CREATE_JOINABLE;
 
     VALGRIND_GET_ORIG_FN(fn);
+    /* glibc's thrd_create passes (void *)-1 (ATTR_C11_THREAD), no attribute. */
+    if (attr != NULL && attr != (const pthread_attr_t *)~(uintptr_t)0)
+        pthread_attr_getdetachstate(attr, &state);
     CALL_FN_W_WWWW(ret, fn, thread, attr, start, arg);
     if (ret == 0)
-        RP_PTH_REQUEST(RP_USERREQ_THREAD_CREATED, *thread, 0);
+        RP_PTH_REQUEST(RP_USERREQ_THREAD_CREATED, *thread, state == PTHREAD_CREATE_DETACHED);
     return ret;
 }
 
@@ -83,6 +87,19 @@ RP_PTH_FUNC(int, pthreadZucreateZAZa, pthread_t *thread,
             const pthread_attr_t *attr, void *(*start)(void *), void *arg)
 {
     return create_wrk(thread, attr, start, arg);
+}
+
+/* Before the real call: once it returns, an exited thread's pthread_t may
+ * name a new one. */
+RP_PTH_FUNC(int, pthreadZudetach, pthread_t thread)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_PTH_REQUEST(RP_USERREQ_THREAD_DETACH, thread, 0);
+    CALL_FN_W_W(ret, fn, thread);
+    return ret;
 }
 
 RP_PTH_FUNC(int, pthreadZujoin, pthread_t thread, void **result)

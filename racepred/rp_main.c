@@ -264,10 +264,10 @@ static void finish_detection(void)
     rp_engine_finish(rp_tool_engine);
     rp_wreport_summary(rp_engine_window(rp_tool_engine));
     if (VG_(clo_verbosity) > 1)
-        VG_(umsg)("racepred: %llu events from %u threads; %llu repeated "
-                  "accesses and %llu repeated receives dropped\n",
+        VG_(umsg)("racepred: %llu events from %u threads (%u detached ones freed at "
+                  "exit); %llu repeated accesses and %llu repeated receives dropped\n",
                   (ULong)rp_engine_event_count(rp_tool_engine),
-                  (UInt)rp_threads_count(),
+                  (UInt)rp_threads_count(), (UInt)rp_threads_detached_gone,
                   (ULong)rp_engine_repeats_dropped(rp_tool_engine),
                   (ULong)rp_engine_recvs_dropped(rp_tool_engine));
     if (VG_(clo_verbosity) > 1)

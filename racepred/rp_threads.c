@@ -32,6 +32,8 @@ typedef struct {
     ThreadId vg_tid;          /* 0 once the thread has exited */
     Bool exited;
     Bool joined;              /* the JOIN edge is in the stream */
+    Bool detached;            /* never joined: gone once exited */
+    Bool gone;                /* rp_engine_thread_gone said so */
     rp_tid_t last_child;      /* the thread it created last */
     rp_tid_t waiting_joiner;  /* a thread blocked in pthread_join on it */
     ExeContext *created_at;   /* NULL for the root thread */
@@ -68,6 +70,8 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->vg_tid = vg_tid;
     t->exited = False;
     t->joined = False;
+    t->detached = False;
+    t->gone = False;
     t->last_child = RP_NO_THREAD;
     t->waiting_joiner = RP_NO_THREAD;
     t->created_at = NULL;
@@ -75,6 +79,17 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->ignore_writes = 0;
     rp_by_vg[vg_tid] = n_threads;
     return n_threads++;
+}
+
+rp_tid_t rp_threads_detached_gone;
+
+/* The thread has exited and nothing will join it. */
+static void thread_gone(rp_tid_t rp)
+{
+    threads[rp].gone = True;
+    rp_threads_detached_gone++;
+    if (rp_tool_engine != NULL)
+        rp_engine_thread_gone(rp_tool_engine, rp);
 }
 
 static void emit_join(rp_tid_t joiner, rp_tid_t joined)
@@ -194,6 +209,8 @@ static void on_ll_exit(ThreadId tid)
         emit_join(threads[rp].waiting_joiner, rp);
     if (rp_tool_engine != NULL)
         rp_engine_thread_end(rp_tool_engine, rp);
+    if (threads[rp].detached && !threads[rp].joined)
+        thread_gone(rp);
 }
 
 void rp_threads_init(void)
@@ -236,7 +253,28 @@ rp_tid_t rp_threads_count(void)
 /* The real pthread_create has returned in `parent`: the thread it cloned is
  * the last child Valgrind saw that parent create (a thread cannot create
  * two threads within one pthread_create). */
-void rp_threads_created(ThreadId parent, UWord child_pthread)
+/* A detached thread that has exited already is gone now, else at its
+ * exit.  A thread joined or gone already stays as it is. */
+static void detach(rp_tid_t rp)
+{
+    rp_thread *t = &threads[rp];
+
+    if (t->joined || t->gone || t->waiting_joiner != RP_NO_THREAD)
+        return;
+    t->detached = True;
+    if (t->exited)
+        thread_gone(rp);
+}
+
+void rp_threads_detach(UWord child_pthread)
+{
+    rp_pthread_node *node = VG_(HT_lookup)(by_pthread, child_pthread);
+
+    if (node != NULL)
+        detach(node->rp_tid);
+}
+
+void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached)
 {
     rp_tid_t child = threads[rp_threads_of_vg(parent)].last_child;
     rp_pthread_node *node;
@@ -248,6 +286,8 @@ void rp_threads_created(ThreadId parent, UWord child_pthread)
     node->key = child_pthread;
     node->rp_tid = child;
     VG_(HT_add_node)(by_pthread, node);
+    if (detached)
+        detach(child);
 }
 
 /* `joiner` is about to call the real pthread_join.
@@ -270,7 +310,7 @@ void rp_threads_join_pre(ThreadId joiner, UWord child_pthread)
     if (node == NULL)
         return;
     child = &threads[node->rp_tid];
-    if (child->joined)
+    if (child->joined || child->detached)
         return;
     if (child->exited)
         emit_join(joiner_rp, node->rp_tid);
@@ -285,6 +325,6 @@ void rp_threads_join_done(ThreadId joiner, UWord child_pthread)
 {
     rp_pthread_node *node = VG_(HT_lookup)(by_pthread, child_pthread);
 
-    if (node != NULL && !threads[node->rp_tid].joined)
+    if (node != NULL && !threads[node->rp_tid].joined && !threads[node->rp_tid].detached)
         emit_join(rp_threads_of_vg(joiner), node->rp_tid);
 }

@@ -63,8 +63,14 @@ rp_tid_t rp_threads_count(void);
  * the root thread. */
 ExeContext *rp_threads_created_at(rp_tid_t tid);
 
-/* Client requests from the pthread_create and pthread_join wrappers. */
-void rp_threads_created(ThreadId parent, UWord child_pthread);
+/* Detached threads whose state went when they exited (-v). */
+extern rp_tid_t rp_threads_detached_gone;
+
+/* Client requests from the pthread_create, pthread_detach and
+ * pthread_join wrappers.  A detached thread's state in the detectors goes
+ * when it has exited (rp_engine_thread_gone); a join of it is ignored. */
+void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached);
+void rp_threads_detach(UWord child_pthread);
 void rp_threads_join_pre(ThreadId joiner, UWord child_pthread);
 
 /* `joiner` joined `child_pthread` with pthread_tryjoin_np, _timedjoin_np

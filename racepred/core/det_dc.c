@@ -142,8 +142,14 @@ void dc_join(void *self, const rp_event *e)
     join_thread(&d->dc, e->tid, joined);
     join_thread(&d->hb, e->tid, joined);
     csrules_join(d->cs, e->tid, joined);
-    tclocks_release(&d->dc, joined);
-    tclocks_release(&d->hb, joined);
+}
+
+void dc_thread_gone(void *self, rp_tid_t tid)
+{
+    dc_detector *d = self;
+    csrules_thread_gone(d->cs, tid);
+    tclocks_release(&d->dc, tid);
+    tclocks_release(&d->hb, tid);
 }
 
 void dc_thread_end(void *self, rp_tid_t tid)
@@ -253,5 +259,6 @@ const rp_detector_ops rp_det_dc = {
     .last_writer = allpairs_detector_last_writer,
     .finish = dc_finish,
     .thread_end = dc_thread_end,
+    .thread_gone = dc_thread_gone,
     .kept = dc_kept,
 };

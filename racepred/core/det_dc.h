@@ -17,6 +17,7 @@ void dc_release_shared(void *self, const rp_event *e);
 void dc_fork(void *self, const rp_event *e);
 void dc_join(void *self, const rp_event *e);
 void dc_thread_end(void *self, rp_tid_t tid);
+void dc_thread_gone(void *self, rp_tid_t tid);
 void dc_kept(void *self, rp_history_stats *stats);
 void dc_sync_send(void *self, const rp_event *e);
 void dc_sync_recv(void *self, const rp_event *e);

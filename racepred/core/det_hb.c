@@ -86,7 +86,11 @@ static void hb_join(void *self, const rp_event *e)
     rp_tid_t joined = (rp_tid_t)e->obj;
     tclocks_ensure(&h->threads, joined > e->tid ? joined : e->tid);
     vc_join(&h->threads.clock[e->tid], &h->threads.clock[joined]);
-    tclocks_release(&h->threads, joined);
+}
+
+static void hb_thread_gone(void *self, rp_tid_t tid)
+{
+    tclocks_release(&((hb_detector *)self)->threads, tid);
 }
 
 static void hb_sync_send(void *self, const rp_event *e)
@@ -168,6 +172,7 @@ const rp_detector_ops rp_det_hb = {
     .release_shared = hb_release_shared,
     .fork = hb_fork,
     .join = hb_join,
+    .thread_gone = hb_thread_gone,
     .branch = NULL,
     .sync_send = hb_sync_send,
     .sync_recv = hb_sync_recv,

@@ -219,7 +219,11 @@ static void ls_join(void *self, const rp_event *e)
     rp_tid_t joined = (rp_tid_t)e->obj;
     tclocks_ensure(&d->threads, joined > e->tid ? joined : e->tid);
     vc_join(&d->threads.clock[e->tid], &d->threads.clock[joined]);
-    tclocks_release(&d->threads, joined);
+}
+
+static void ls_thread_gone(void *self, rp_tid_t tid)
+{
+    tclocks_release(&((ls_detector *)self)->threads, tid);
 }
 
 static void ls_sync_send(void *self, const rp_event *e)
@@ -309,6 +313,7 @@ const rp_detector_ops rp_det_lockset = {
     .release_shared = ls_release,
     .fork = ls_fork,
     .join = ls_join,
+    .thread_gone = ls_thread_gone,
     .branch = NULL,
     .sync_send = ls_sync_send,
     .sync_recv = ls_sync_recv,

@@ -577,10 +577,6 @@ static void sdp_join(void *self, const rp_event *e)
     sdp_clocks from = { *j.h, *j.p, *j.c, *j.k };
     import_all(d, e->tid, &from);
     csrules_join(d->cs, e->tid, (rp_tid_t)e->obj);
-    tclocks_release(&d->h, (rp_tid_t)e->obj);
-    tclocks_release(&d->p, (rp_tid_t)e->obj);
-    tclocks_release(&d->c, (rp_tid_t)e->obj);
-    tclocks_release(&d->k, (rp_tid_t)e->obj);
 }
 
 /* The thread's open sections will never be released, and it reads no
@@ -594,6 +590,16 @@ static void sdp_thread_end(void *self, rp_tid_t tid)
     th->n_open = 0;
     objclocks_free(&th->rule2);
     csrules_thread_end(d->cs, tid);
+}
+
+static void sdp_thread_gone(void *self, rp_tid_t tid)
+{
+    sdp_detector *d = self;
+    csrules_thread_gone(d->cs, tid);
+    tclocks_release(&d->h, tid);
+    tclocks_release(&d->p, tid);
+    tclocks_release(&d->c, tid);
+    tclocks_release(&d->k, tid);
 }
 
 static void sdp_kept(void *self, rp_history_stats *stats)
@@ -742,5 +748,6 @@ const rp_detector_ops rp_det_sdp = {
     .last_writer = allpairs_detector_last_writer,
     .finish = sdp_finish,
     .thread_end = sdp_thread_end,
+    .thread_gone = sdp_thread_gone,
     .kept = sdp_kept,
 };

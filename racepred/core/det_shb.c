@@ -121,7 +121,11 @@ static void shb_join(void *self, const rp_event *e)
     rp_tid_t joined = (rp_tid_t)e->obj;
     tclocks_ensure(&d->threads, joined > e->tid ? joined : e->tid);
     vc_join(&d->threads.clock[e->tid], &d->threads.clock[joined]);
-    tclocks_release(&d->threads, joined);
+}
+
+static void shb_thread_gone(void *self, rp_tid_t tid)
+{
+    tclocks_release(&((shb_detector *)self)->threads, tid);
 }
 
 static void shb_sync_send(void *self, const rp_event *e)
@@ -339,6 +343,7 @@ const rp_detector_ops rp_det_shb = {
     .release_shared = shb_release_shared,
     .fork = shb_fork,
     .join = shb_join,
+    .thread_gone = shb_thread_gone,
     .branch = NULL,
     .sync_send = shb_sync_send,
     .sync_recv = shb_sync_recv,

@@ -194,14 +194,20 @@ static void wcp_join(void *self, const rp_event *e)
     rp_tid_t joined = (rp_tid_t)e->obj;
     join_threads(d, e->tid, joined);
     csrules_join(d->cs, e->tid, joined);
-    tclocks_release(&d->h, joined);
-    tclocks_release(&d->p, joined);
-    tclocks_release(&d->c, joined);
 }
 
 static void wcp_thread_end(void *self, rp_tid_t tid)
 {
     csrules_thread_end(((wcp_detector *)self)->cs, tid);
+}
+
+static void wcp_thread_gone(void *self, rp_tid_t tid)
+{
+    wcp_detector *d = self;
+    csrules_thread_gone(d->cs, tid);
+    tclocks_release(&d->h, tid);
+    tclocks_release(&d->p, tid);
+    tclocks_release(&d->c, tid);
 }
 
 static void wcp_kept(void *self, rp_history_stats *stats)
@@ -311,5 +317,6 @@ const rp_detector_ops rp_det_wcp = {
     .last_writer = allpairs_detector_last_writer,
     .finish = wcp_finish,
     .thread_end = wcp_thread_end,
+    .thread_gone = wcp_thread_gone,
     .kept = wcp_kept,
 };

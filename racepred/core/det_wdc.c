@@ -44,5 +44,6 @@ const rp_detector_ops rp_det_wdc = {
     .last_writer = allpairs_detector_last_writer,
     .finish = dc_finish,
     .thread_end = dc_thread_end,
+    .thread_gone = dc_thread_gone,
     .kept = dc_kept,
 };

@@ -349,9 +349,6 @@ static void wdp_join(void *self, const rp_event *e)
     join_thread(&d->c, e->tid, joined);
     join_thread(&d->h, e->tid, joined);
     csrules_join(d->cs, e->tid, joined);
-    tclocks_release(&d->c, joined);
-    tclocks_release(&d->h, joined);
-    tclocks_release(&d->b, joined);
 }
 
 static void wdp_sync_send(void *self, const rp_event *e)
@@ -410,6 +407,15 @@ static void wdp_thread_end(void *self, rp_tid_t tid)
         cslog_free(&t->open[i].writes);
     t->n_open = 0;
     csrules_thread_end(d->cs, tid);
+}
+
+static void wdp_thread_gone(void *self, rp_tid_t tid)
+{
+    wdp_detector *d = self;
+    csrules_thread_gone(d->cs, tid);
+    tclocks_release(&d->c, tid);
+    tclocks_release(&d->h, tid);
+    tclocks_release(&d->b, tid);
 }
 
 static void wdp_kept(void *self, rp_history_stats *stats)
@@ -509,5 +515,6 @@ const rp_detector_ops rp_det_wdp = {
     .last_writer = allpairs_detector_last_writer,
     .finish = wdp_finish,
     .thread_end = wdp_thread_end,
+    .thread_gone = wdp_thread_gone,
     .kept = wdp_kept,
 };

@@ -260,8 +260,13 @@ static bool consumer_of(const rp_csrules *cs, rp_tid_t t, rp_tid_t producer)
  * forked, and inherit their parent's consumption. */
 static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t producer)
 {
+    /* Below this nothing can be dropped or retired, whatever the minimum
+     * (drop_prefix, retire_consumed): the scan may stop, which it does at
+     * once where a thread that never took the lock is still live. */
+    const cs_history *h = producer < l->n_tracks ? &l->tracks[producer].history : NULL;
+    uint32_t useless = h == NULL ? 0 : h->base + (h->n > 0);
     uint32_t min = UINT32_MAX;
-    for (rp_tid_t t = 0; t < cs->n_threads; t++) {
+    for (rp_tid_t t = 0; t < cs->n_threads && min >= useless; t++) {
         uint32_t c = consumed_of(l, t, producer);
         if (consumer_of(cs, t, producer) && c < min)
             min = c;
@@ -531,6 +536,21 @@ static void join_entry(const cs_entry *en, rp_vc *order, rp_vc *also)
         vc_join(also, &en->rel);
 }
 
+/* Whether order (and also) already hold the release clock of en, a
+ * section of producer: the detectors' clocks are joins of clocks taken
+ * at sends, after each of which the sender's own entry grows, so a clock
+ * whose producer entry reaches the release's holds all of the release's
+ * clock.  Then joining it changes nothing (a consumer that learned of
+ * the producer otherwise, as a thread started by one that waited for
+ * the producer to finish). */
+static bool knows_release(const cs_entry *en, rp_tid_t producer, const rp_vc *order,
+                          const rp_vc *also)
+{
+    uint32_t released = vc_get(&en->rel, producer);
+    return vc_get(order, producer) >= released
+        && (also == NULL || vc_get(also, producer) >= released);
+}
+
 /* Behind the dropped sections of a history: the thread's release clocks
  * only grow, so joining a prefix of its sections is joining the last one's
  * release — the summary, once it is ordered before.  Until then, if the
@@ -552,7 +572,8 @@ static bool consume_dropped(rp_csrules *cs, const cs_history *from, cs_progress 
     return false;
 }
 
-/* Consumes producer's sections whose acquire is ordered before; true if any. */
+/* Consumes producer's sections whose acquire is ordered before; true if that
+ * joined a clock (others' sections may be ordered before now). */
 static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t producer,
                             rp_vc *order, rp_vc *also)
 {
@@ -565,15 +586,20 @@ static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t p
         if (!any)
             return false;
     }
+    const cs_entry *last = NULL;
     while (p->next - from->base < from->n) {
         const cs_entry *en = &from->entries[p->next - from->base];
         if (!en->released || en->acq_epoch > vc_get(order, producer))
             break;
-        join_entry(en, order, also);
+        last = en;
         p->next++;
+    }
+    /* One producer's release clocks only grow: the last is all of them. */
+    if (last != NULL && !knows_release(last, producer, order, also)) {
+        join_entry(last, order, also);
         any = true;
     }
-    if (any)
+    if (p->next != before)
         note_consumed(cs, l, producer, p->next - before);
     return any;
 }
@@ -1317,6 +1343,12 @@ void csrules_join(rp_csrules *cs, rp_tid_t joiner, rp_tid_t joined)
     csrules_thread_end(cs, joined);
     inherit(cs, joined, joiner);
     forget_progress(cs, joined);
+}
+
+void csrules_thread_gone(rp_csrules *cs, rp_tid_t tid)
+{
+    csrules_thread_end(cs, tid);
+    forget_progress(cs, tid);
 }
 
 /* ---- life cycle --------------------------------------------------------------- */

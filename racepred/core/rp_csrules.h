@@ -175,6 +175,10 @@ void csrules_thread_end(rp_csrules *cs, rp_tid_t tid);
  * the threads it starts next consume again, every section they passed. */
 void csrules_join(rp_csrules *cs, rp_tid_t joiner, rp_tid_t joined);
 
+/* Thread tid has ended and will not be joined (or was): what it consumed
+ * goes.  Calling it again changes nothing. */
+void csrules_thread_gone(rp_csrules *cs, rp_tid_t tid);
+
 /* [addr, addr + size) is fresh memory: its bytes conflict with nothing
  * before. */
 void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size);

@@ -121,6 +121,13 @@ typedef struct rp_detector_ops {
      * before a detector may drop it (rp_csrules.h).  May be NULL. */
     void (*thread_end)(void *self, rp_tid_t tid);
 
+    /* Thread tid has ended and no later event names it: it was joined
+     * (the engine says so after the join) or it was detached (the front
+     * end says so, rp_engine_thread_gone).  Its clocks and what else the
+     * detector keeps for it may go.  Not an event of the stream.  May be
+     * NULL. */
+    void (*thread_gone)(void *self, rp_tid_t tid);
+
     /* The thread of the latest write of the byte at addr the detector
      * remembers, or RP_NO_WRITER (rp_allpairs.h).  May be NULL. */
     rp_tid_t (*last_writer)(void *self, uint64_t addr);

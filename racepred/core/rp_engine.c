@@ -444,6 +444,13 @@ void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid)
             eng->detectors[i].ops->thread_end(eng->detectors[i].self, tid);
 }
 
+void rp_engine_thread_gone(rp_engine *eng, rp_tid_t tid)
+{
+    for (unsigned i = 0; i < eng->n_detectors; i++)
+        if (eng->detectors[i].ops->thread_gone != NULL)
+            eng->detectors[i].ops->thread_gone(eng->detectors[i].self, tid);
+}
+
 rp_tid_t rp_engine_last_writer(const rp_engine *eng, uint64_t addr)
 {
     for (unsigned i = 0; i < eng->n_detectors; i++)

@@ -102,6 +102,11 @@ static inline bool rp_engine_drop_repeat(rp_engine *eng, rp_tid_t tid, uint64_t 
     return rp_engine_drop_granules(eng, tid, addr, size, is_write, mark);
 }
 
+/* Thread tid has ended and no later event will name it (see
+ * rp_detector_ops.thread_gone): every detector's thread_gone.  The engine
+ * calls it itself after a join; the front end for a detached thread. */
+void rp_engine_thread_gone(rp_engine *eng, rp_tid_t tid);
+
 /* Assigns e->id (next position) and dispatches, unless e is a repeated
  * access or receive the filter drops (then it gets no id). */
 static inline void rp_engine_event(rp_engine *eng, rp_event *e)
@@ -122,11 +127,14 @@ static inline void rp_engine_event(rp_engine *eng, rp_event *e)
         eng->single_fn[e->kind](eng->single_self, e);
     else
         rp_engine_dispatch(eng, e);
+    if (e->kind == RP_EV_JOIN)
+        rp_engine_thread_gone(eng, (rp_tid_t)e->obj);
 }
 
 /* Thread tid has exited (see rp_detector_ops.thread_end): every
  * detector's thread_end.  Between two events, in stream order. */
 void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid);
+
 
 /* The thread of the latest write of the byte at addr, as the first
  * detector that remembers writes knows it, or RP_NO_WRITER. */

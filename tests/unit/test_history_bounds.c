@@ -51,10 +51,12 @@ static unsigned rnd(unsigned n)
 
 /* ---- running a stream ---------------------------------------------------------- */
 
-/* One step of a stream: an event, or the end of thread e.tid. */
+/* One step of a stream: an event, or a notice about thread e.tid. */
+typedef enum notice { NO_NOTICE, NOTICE_END, NOTICE_GONE } notice;
+
 typedef struct step {
     rp_event e;
-    bool thread_end;
+    notice notice;
 } step;
 
 typedef struct stream {
@@ -63,7 +65,7 @@ typedef struct stream {
 } stream;
 
 static void push_step(stream *s, rp_event_kind kind, rp_tid_t tid, uint64_t obj,
-                      uint32_t size, bool thread_end)
+                      uint32_t size, notice notice)
 {
     if (s->n == s->cap) {
         s->cap = s->cap == 0 ? 256 : 2 * s->cap;
@@ -77,17 +79,23 @@ static void push_step(stream *s, rp_event_kind kind, rp_tid_t tid, uint64_t obj,
     st->e.obj = obj;
     st->e.size = size;
     st->e.site = s->n;
-    st->thread_end = thread_end;
+    st->notice = notice;
 }
 
 static void push(stream *s, rp_event_kind kind, rp_tid_t tid, uint64_t obj, uint32_t size)
 {
-    push_step(s, kind, tid, obj, size, false);
+    push_step(s, kind, tid, obj, size, NO_NOTICE);
 }
 
 static void push_end(stream *s, rp_tid_t tid)
 {
-    push_step(s, RP_EV_KIND_COUNT, tid, 0, 0, true);
+    push_step(s, RP_EV_KIND_COUNT, tid, 0, 0, NOTICE_END);
+}
+
+/* Thread tid has ended and will not be joined: detached. */
+static void push_gone(stream *s, rp_tid_t tid)
+{
+    push_step(s, RP_EV_KIND_COUNT, tid, 0, 0, NOTICE_GONE);
 }
 
 /* What a run reported and kept. */
@@ -126,9 +134,10 @@ static void sort_keys(outcome *o)
 }
 
 /* Runs the stream through detector with limits (NULL: unbounded);
- * with_ends false leaves the thread ends out. */
-static outcome run(const char *detector, const stream *s, rp_cs_limits *limits,
-                   bool with_ends)
+ * with_ends false leaves the thread ends out, with_gone false the
+ * detached threads' gone notices. */
+static outcome run_notices(const char *detector, const stream *s, rp_cs_limits *limits,
+                           bool with_ends, bool with_gone)
 {
     outcome o;
     memset(&o, 0, sizeof o);
@@ -139,10 +148,12 @@ static outcome run(const char *detector, const stream *s, rp_cs_limits *limits,
     assert_non_null(eng);
     for (size_t i = 0; i < s->n; i++) {
         rp_event e = s->steps[i].e;
-        if (!s->steps[i].thread_end)
+        if (s->steps[i].notice == NO_NOTICE)
             rp_engine_event(eng, &e);
-        else if (with_ends)
+        else if (s->steps[i].notice == NOTICE_END && with_ends)
             rp_engine_thread_end(eng, e.tid);
+        else if (s->steps[i].notice == NOTICE_GONE && with_gone)
+            rp_engine_thread_gone(eng, e.tid);
     }
     rp_history_stats kept;
     rp_engine_kept(eng, &kept);
@@ -153,6 +164,12 @@ static outcome run(const char *detector, const stream *s, rp_cs_limits *limits,
     rp_engine_destroy(eng);
     sort_keys(&o);
     return o;
+}
+
+static outcome run(const char *detector, const stream *s, rp_cs_limits *limits,
+                   bool with_ends)
+{
+    return run_notices(detector, s, limits, with_ends, with_ends);
 }
 
 static bool includes(const outcome *big, const outcome *small)
@@ -171,6 +188,7 @@ static bool includes(const outcome *big, const outcome *small)
 
 typedef struct gen_state {
     bool ended[MAX_THREADS], joined[MAX_THREADS];
+    unsigned gone;
     int holder[N_LOCKS];
     unsigned n_started;
 } gen_state;
@@ -192,12 +210,19 @@ static rp_tid_t running_thread(const gen_state *g)
     }
 }
 
-/* Thread u (not 0, holding nothing) ends; its joiner, if any, is t. */
+/* Thread u (not 0, holding nothing) ends; its joiner, if any, is t.  One
+ * that ends without a join is detached half the time: gone, never joined. */
 static void end_or_join(stream *s, gen_state *g, rp_tid_t t, rp_tid_t u, bool join)
 {
     if (!g->ended[u] && (!join || rnd(2) == 0))
         push_end(s, u);
     g->ended[u] = true;
+    if (!join && rnd(2) == 0) {
+        push_gone(s, u);
+        g->joined[u] = true;
+        g->gone++;
+        return;
+    }
     if (join) {
         g->joined[u] = true;
         push(s, RP_EV_JOIN, t, u, 0);
@@ -253,6 +278,7 @@ typedef struct tally {
     unsigned more;         /* ... and more races came out */
     unsigned exact_drop;   /* a bound dropped sections, none was needed */
     unsigned kept_less;    /* nothing lost, fewer entries kept */
+    unsigned with_gone;    /* a detached thread was gone */
 } tally;
 
 static bool lost_something(const rp_cs_limits *limits)
@@ -273,7 +299,20 @@ static void compare_random_stream(const char *detector, uint64_t seed, tally *t)
     stream s = random_stream();
     outcome bounded = run(detector, &s, &limits, true);
     outcome all = run(detector, &s, NULL, true);
+    outcome kept = run_notices(detector, &s, NULL, true, false);
     bool lost = lost_something(&limits);
+    /* A detached thread's state going changes nothing. */
+    if (kept.n != all.n || memcmp(kept.keys, all.keys, all.n * sizeof *all.keys) != 0) {
+        print_message("%s, seed %llu: %zu races with detached threads gone, %zu kept\n",
+                      detector, (unsigned long long)seed, all.n, kept.n);
+        fail();
+    }
+    free(kept.keys);
+    for (size_t i = 0; i < s.n; i++)
+        if (s.steps[i].notice == NOTICE_GONE) {
+            t->with_gone++;
+            break;
+        }
     if (!includes(&bounded, &all) || (!lost && bounded.n != all.n)) {
         print_message("%s, seed %llu: %zu races bounded, %zu unbounded, lost %d\n", detector,
                       (unsigned long long)seed, bounded.n, all.n, lost);
@@ -291,18 +330,20 @@ static void compare_random_stream(const char *detector, uint64_t seed, tally *t)
 
 static void random_differential(const char *detector, uint64_t seed)
 {
-    tally t = { 0, 0, 0, 0, 0 };
+    tally t = { 0, 0, 0, 0, 0, 0 };
     for (unsigned i = 0; i < RANDOM_STREAMS; i++)
         compare_random_stream(detector, seed + i, &t);
     print_message("%s: %u of %u streams lost something to a bound (%u needed a dropped "
                   "section, %u had more races), %u dropped sections none of which was "
-                  "needed, %u kept less without losing anything\n",
+                  "needed, %u kept less without losing anything, %u with a detached "
+                  "thread gone\n",
                   detector, t.lost, RANDOM_STREAMS, t.missed, t.more, t.exact_drop,
-                  t.kept_less);
+                  t.kept_less, t.with_gone);
     assert_true(t.lost > RANDOM_STREAMS / 20);
     assert_true(t.missed > 0);
     assert_true(t.more > 0);
     assert_true(t.kept_less > RANDOM_STREAMS / 20);
+    assert_true(t.with_gone > RANDOM_STREAMS / 20);
 }
 
 static void test_sdp_bounded_includes_unbounded(void **state)

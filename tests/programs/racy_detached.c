@@ -1,0 +1,60 @@
+/* Three detached threads, one per way of detaching (created detached,
+ * detached by main, detached by itself), each posting a semaphore and
+ * then writing its own flag, unordered with main's later read of it.  The
+ * threads have exited, and their clocks are gone from the detectors
+ * (rp_engine_thread_gone), before main reads: the three races must still
+ * be reported, each naming the exited thread's write.
+ */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static sem_t started;
+static int flag_attr, flag_main, flag_self;
+
+static void *created_detached(void *arg)
+{
+    (void)arg;
+    sem_post(&started);
+    flag_attr = 1;
+    return NULL;
+}
+
+static void *detached_by_main(void *arg)
+{
+    (void)arg;
+    sem_post(&started);
+    flag_main = 1;
+    return NULL;
+}
+
+static void *detaches_itself(void *arg)
+{
+    (void)arg;
+    pthread_detach(pthread_self());
+    sem_post(&started);
+    flag_self = 1;
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    int i;
+
+    sem_init(&started, 0, 0);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_create(&t, &attr, created_detached, NULL);
+    pthread_create(&t, NULL, detached_by_main, NULL);
+    pthread_detach(t);
+    pthread_create(&t, NULL, detaches_itself, NULL);
+    for (i = 0; i < 3; i++)
+        sem_wait(&started);
+    /* Let the threads exit (Valgrind runs one thread at a time). */
+    usleep(200000);
+    printf("%d\n", flag_attr + flag_main + flag_self);
+    return 0;
+}
