@@ -194,12 +194,19 @@ void dc_finish(void *self)
     allpairs_finish(d->pairs);
 }
 
+static void consumer_clocks(void *self, rp_tid_t tid, const rp_vc **order, const rp_vc **also)
+{
+    *order = tclocks_peek(&((dc_detector *)self)->dc, tid);
+    *also = NULL;
+}
+
 void *dc_create_relation(const rp_detector_env *env, bool rule_b)
 {
     dc_detector *d = rp_calloc("rp.dc", 1, sizeof *d);
     rp_allpairs_config config = { rule_b ? "dc" : "wdc", NULL, NULL, NULL, false };
     d->pairs = allpairs_create(env, &config);
     d->cs = csrules_create(rule_b);
+    csrules_set_clocks(d->cs, consumer_clocks, d);
     tclocks_init(&d->dc, 1);
     tclocks_init(&d->hb, 1);
     u64map_init(&d->hb_released);

@@ -244,12 +244,22 @@ static void wcp_finish(void *self)
 
 /* ---- life cycle --------------------------------------------------------------- */
 
+static void consumer_clocks(void *self, rp_tid_t tid, const rp_vc **order, const rp_vc **also)
+{
+    wcp_detector *d = self;
+    *order = tclocks_peek(&d->p, tid);
+    *also = tclocks_peek(&d->c, tid);
+    if (*also == NULL)
+        *order = NULL;
+}
+
 static void *wcp_create(const rp_detector_env *env)
 {
     wcp_detector *d = rp_calloc("rp.wcp", 1, sizeof *d);
     rp_allpairs_config config = { "wcp", NULL, NULL, NULL, false };
     d->pairs = allpairs_create(env, &config);
     d->cs = csrules_create(true);
+    csrules_set_clocks(d->cs, consumer_clocks, d);
     tclocks_init(&d->h, 1);
     tclocks_init(&d->p, 0);
     tclocks_init(&d->c, 1);

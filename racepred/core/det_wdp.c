@@ -433,6 +433,12 @@ static void wdp_finish(void *self)
 
 /* ---- life cycle --------------------------------------------------------------- */
 
+static void consumer_clocks(void *self, rp_tid_t tid, const rp_vc **order, const rp_vc **also)
+{
+    *order = tclocks_peek(&((wdp_detector *)self)->c, tid);
+    *also = NULL;
+}
+
 static void *wdp_create(const rp_detector_env *env)
 {
     wdp_detector *d = rp_calloc("rp.wdp", 1, sizeof *d);
@@ -441,6 +447,7 @@ static void *wdp_create(const rp_detector_env *env)
                                   false };
     d->pairs = allpairs_create(env, &config);
     d->cs = csrules_create(true);
+    csrules_set_clocks(d->cs, consumer_clocks, d);
     d->writers = shadow_create(sizeof(wdp_slot));
     tclocks_init(&d->c, 1);
     tclocks_init(&d->h, 1);

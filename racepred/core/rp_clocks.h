@@ -44,6 +44,12 @@ static inline rp_vc *tclocks_get(rp_thread_clocks *tc, rp_tid_t tid)
     return &tc->clock[tid];
 }
 
+/* Thread tid's clock, or NULL if the table has none yet (moves nothing). */
+static inline const rp_vc *tclocks_peek(const rp_thread_clocks *tc, rp_tid_t tid)
+{
+    return tid < tc->n ? &tc->clock[tid] : NULL;
+}
+
 /* The clock of obj in m, created (all 0) on first use. */
 rp_vc *objclocks_get(rp_u64map *m, uint64_t obj);
 /* Frees every clock of m and the map itself. */

@@ -129,6 +129,9 @@ struct rp_csrules {
     /* Ended threads whose sections may still be kept (retire_ended). */
     rp_tid_t *ended;
     uint32_t n_ended, cap_ended, retry_at;
+    /* The clocks a thread consumes into (csrules_set_clocks), or NULL. */
+    rp_cs_clocks_fn clocks_of;
+    void *clocks_ctx;
 };
 
 static rp_cs_limits *configured_limits;
@@ -136,6 +139,12 @@ static rp_cs_limits *configured_limits;
 void csrules_set_limits(rp_cs_limits *limits)
 {
     configured_limits = limits;
+}
+
+void csrules_set_clocks(rp_csrules *cs, rp_cs_clocks_fn clocks_of, void *ctx)
+{
+    cs->clocks_of = clocks_of;
+    cs->clocks_ctx = ctx;
 }
 
 static void lock_list_add(cs_lock_list *list, cs_lock *l)
@@ -549,6 +558,36 @@ static bool knows_release(const cs_entry *en, rp_tid_t producer, const rp_vc *or
     uint32_t released = vc_get(&en->rel, producer);
     return vc_get(order, producer) >= released
         && (also == NULL || vc_get(also, producer) >= released);
+}
+
+/* Live threads that still lag behind the ended producer's sections but
+ * whose clocks hold the last one's release consume them now: at their
+ * next release of the lock each would be ordered before (its acquire
+ * precedes the release they know) and its join would change nothing
+ * (knows_release).  So a thread that never takes the lock again (the
+ * main thread that waited on a condition for its detached workers) does
+ * not keep their sections for ever. */
+static void consume_known(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
+{
+    if (cs->clocks_of == NULL)
+        return;
+    for (rp_tid_t t = 0; t < cs->n_threads; t++) {
+        /* Read again each time: a new track may move the tracks. */
+        const cs_history *h = &l->tracks[producer].history;
+        const cs_entry *last = h->n > 0 ? &h->entries[h->n - 1] : NULL;
+        uint32_t end = h->base + h->n;
+        if (last == NULL || !last->released)
+            return;
+        if (!consumer_of(cs, t, producer) || consumed_of(l, t, producer) >= end)
+            continue;
+        const rp_vc *order = NULL, *also = NULL;
+        cs->clocks_of(cs->clocks_ctx, t, &order, &also);
+        if (order == NULL || !knows_release(last, producer, order, also))
+            continue;
+        cs_progress *p = progress_of(thread_track(cs, l, t, true), producer);
+        p->next = end;
+        p->lag_acq = NO_LAG;
+    }
 }
 
 /* Behind the dropped sections of a history: the thread's release clocks
@@ -1278,6 +1317,7 @@ static bool retire_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
 {
     if (producer >= l->n_tracks)
         return true;
+    consume_known(cs, l, producer);
     cs_history *h = &l->tracks[producer].history;
     uint32_t upto = min_consumed(cs, l, producer);
     drop_prefix(cs, h, upto);

@@ -144,6 +144,18 @@ void csrules_set_limits(rp_cs_limits *limits);
 
 /* rule_b: keep the section histories (WCP, DC; not WDC). */
 rp_csrules *csrules_create(bool rule_b);
+
+/* The clocks thread tid consumes sections into (csrules_rule_b's order and
+ * also; *also may be NULL; *order NULL if the thread has none yet), for
+ * the detector's context.  Must not move the detector's clocks. */
+typedef void (*rp_cs_clocks_fn)(void *ctx, rp_tid_t tid, const rp_vc **order,
+                                const rp_vc **also);
+
+/* Lets the rules read the live threads' clocks, so that an ended thread's
+ * sections go once every live thread knows them, consumed or not
+ * (retiring them does not wait for a thread that never takes the lock
+ * again).  Optional. */
+void csrules_set_clocks(rp_csrules *cs, rp_cs_clocks_fn clocks_of, void *ctx);
 /* The section histories only, for csrules_join_last (sdp): a thread's own
  * sections count for it too. */
 rp_csrules *csrules_create_histories(void);
