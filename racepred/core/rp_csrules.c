@@ -62,6 +62,7 @@ typedef struct cs_progress {
 
 /* A thread's history on one lock, and its progress in the others'. */
 typedef struct cs_track {
+    rp_tid_t tid;
     cs_history history;
     cs_progress *progress; /* index = producer thread */
     uint32_t n_progress, cap_progress;
@@ -83,8 +84,12 @@ typedef struct cs_lock {
      * looks for granules only in the chunks that hold some. */
     rp_u64map chunks;
     uint64_t n_bytes;      /* bytes with a clock in granules */
-    cs_track *tracks;      /* index = thread */
+    /* The threads' tracks, in the order made: a lock a few threads took
+     * has a few, whatever their numbers.  Past TRACK_SCAN of them,
+     * track_index finds one (thread → index + 1). */
+    cs_track *tracks;
     uint32_t n_tracks, cap_tracks;
+    rp_u64map track_index;
 } cs_lock;
 
 typedef struct cs_open {
@@ -190,11 +195,45 @@ static cs_lock *lock_of(rp_csrules *cs, uint64_t obj)
     return l;
 }
 
+#define TRACK_SCAN 8
+
+/* tid's track in l, or NULL. */
+static cs_track *find_track(const cs_lock *l, rp_tid_t tid)
+{
+    if (l->n_tracks <= TRACK_SCAN) {
+        for (uint32_t i = 0; i < l->n_tracks; i++)
+            if (l->tracks[i].tid == tid)
+                return &l->tracks[i];
+        return NULL;
+    }
+    uintptr_t i = (uintptr_t)u64map_get(&l->track_index, tid);
+    return i == 0 ? NULL : &l->tracks[i - 1];
+}
+
+static const cs_history *history_in(const cs_lock *l, rp_tid_t tid)
+{
+    const cs_track *tr = find_track(l, tid);
+    return tr == NULL ? NULL : &tr->history;
+}
+
+/* tid's track in l, made (empty) if it has none: earlier pointers into
+ * the tracks may move. */
 static cs_track *track_of(cs_lock *l, rp_tid_t tid)
 {
-    l->tracks = rp_array_extend("rp.csrules.tracks", l->tracks, tid, &l->n_tracks,
-                                &l->cap_tracks, sizeof(cs_track));
-    return &l->tracks[tid];
+    cs_track *tr = find_track(l, tid);
+    if (tr != NULL)
+        return tr;
+    l->tracks = rp_array_reserve("rp.csrules.tracks", l->tracks, l->n_tracks, &l->cap_tracks,
+                                 sizeof(cs_track));
+    tr = &l->tracks[l->n_tracks++];
+    rp_memset(tr, 0, sizeof *tr);
+    tr->tid = tid;
+    if (l->n_tracks == TRACK_SCAN + 1)
+        for (uint32_t i = 0; i < l->n_tracks; i++)
+            u64map_put(&l->track_index, l->tracks[i].tid, (void *)(uintptr_t)(i + 1));
+    else if (l->n_tracks > TRACK_SCAN + 1)
+        u64map_put(&l->track_index, tid, (void *)(uintptr_t)l->n_tracks);
+    return tr;
 }
 
 static cs_thread *thread_of(rp_csrules *cs, rp_tid_t tid)
@@ -251,9 +290,10 @@ static cs_progress *progress_of(cs_track *tr, rp_tid_t producer)
 
 static uint32_t consumed_of(const cs_lock *l, rp_tid_t tid, rp_tid_t producer)
 {
-    if (tid >= l->n_tracks || producer >= l->tracks[tid].n_progress)
+    const cs_track *tr = find_track(l, tid);
+    if (tr == NULL || producer >= tr->n_progress)
         return 0;
-    return l->tracks[tid].progress[producer].next;
+    return tr->progress[producer].next;
 }
 
 /* ---- dropping rule-(b) history ------------------------------------------------- */
@@ -264,20 +304,60 @@ static bool consumer_of(const rp_csrules *cs, rp_tid_t t, rp_tid_t producer)
     return !cs->threads[t].ended && (t != producer || cs->own_sections);
 }
 
+/* Whether order (and also) already hold the release clock of en, a
+ * section of producer: the detectors' clocks are joins of clocks taken
+ * at sends, after each of which the sender's own entry grows, so a clock
+ * whose producer entry reaches the release's holds all of the release's
+ * clock.  Then joining it changes nothing (a consumer that learned of
+ * the producer otherwise, as a thread started by one that waited for
+ * the producer to finish). */
+static bool knows_release(const cs_entry *en, rp_tid_t producer, const rp_vc *order,
+                          const rp_vc *also)
+{
+    uint32_t released = vc_get(&en->rel, producer);
+    return vc_get(order, producer) >= released
+        && (also == NULL || vc_get(also, producer) >= released);
+}
+
+/* Whether live thread t's clocks hold the release of en, producer's last
+ * section (csrules_set_clocks). */
+static bool thread_knows(const rp_csrules *cs, rp_tid_t t, const cs_entry *en,
+                         rp_tid_t producer)
+{
+    const rp_vc *order = NULL, *also = NULL;
+    cs->clocks_of(cs->clocks_ctx, t, &order, &also);
+    return order != NULL && knows_release(en, producer, order, also);
+}
+
 /* The first section of producer's history some live thread may still
  * consume.  Threads past n_threads have not appeared yet: they will be
- * forked, and inherit their parent's consumption. */
-static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t producer)
+ * forked, and inherit their parent's consumption.  With `known` (an ended
+ * producer's), a thread whose clocks hold the last section's release
+ * counts as past them all: at its next release of the lock each would be
+ * ordered before and joined to no effect, and once they are dropped it, or
+ * a thread it starts, joins the summary (or nothing, once retired) to no
+ * effect either.  So a thread that never takes the lock again (the main
+ * thread that waited on a condition for its detached workers) does not
+ * keep their sections for ever. */
+static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t producer,
+                             bool known)
 {
     /* Below this nothing can be dropped or retired, whatever the minimum
      * (drop_prefix, retire_consumed): the scan may stop, which it does at
      * once where a thread that never took the lock is still live. */
-    const cs_history *h = producer < l->n_tracks ? &l->tracks[producer].history : NULL;
+    const cs_history *h = history_in(l, producer);
     uint32_t useless = h == NULL ? 0 : h->base + (h->n > 0);
+    const cs_entry *last = h != NULL && h->n > 0 ? &h->entries[h->n - 1] : NULL;
+    if (!known || cs->clocks_of == NULL || last == NULL || !last->released)
+        last = NULL;
     uint32_t min = UINT32_MAX;
     for (rp_tid_t t = 0; t < cs->n_threads && min >= useless; t++) {
+        if (!consumer_of(cs, t, producer))
+            continue;
         uint32_t c = consumed_of(l, t, producer);
-        if (consumer_of(cs, t, producer) && c < min)
+        if (last != NULL && c < h->base + h->n && thread_knows(cs, t, last, producer))
+            c = h->base + h->n;
+        if (c < min)
             min = c;
     }
     return min;
@@ -322,12 +402,11 @@ static uint32_t drop_prefix(rp_csrules *cs, cs_history *h, uint32_t upto)
  * first one it had not. */
 static void note_lagging(rp_csrules *cs, cs_lock *l, rp_tid_t producer, uint32_t upto)
 {
-    const cs_history *h = &l->tracks[producer].history;
     for (rp_tid_t t = 0; t < cs->n_threads; t++) {
         if (!consumer_of(cs, t, producer))
             continue;
         cs_progress *p = progress_of(thread_track(cs, l, t, true), producer);
-        h = &l->tracks[producer].history;
+        const cs_history *h = history_in(l, producer);
         if (p->next >= h->base && p->next < upto)
             p->lag_acq = h->entries[p->next - h->base].acq_epoch;
     }
@@ -342,15 +421,15 @@ static void trim_history(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
 {
     if (cs->limits == NULL)
         return;
-    cs_history *h = &l->tracks[producer].history;
+    cs_history *h = &find_track(l, producer)->history;
     uint32_t max = cs->limits->max_sections;
     if (h->n < h->trim_at && (max == 0 || h->n <= max))
         return;
-    drop_prefix(cs, h, min_consumed(cs, l, producer));
+    drop_prefix(cs, h, min_consumed(cs, l, producer, false));
     if (max != 0 && h->n > max) {
         uint32_t upto = h->base + h->n - max / 2;
         note_lagging(cs, l, producer, upto);
-        h = &l->tracks[producer].history;
+        h = &find_track(l, producer)->history;
         cs->limits->dropped_sections += drop_prefix(cs, h, upto);
     }
     h->trim_at = 2 * h->n + 2;
@@ -362,14 +441,14 @@ static void trim_history(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
  * last try, so that the O(threads) scan is amortised. */
 static void note_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer, uint32_t k)
 {
-    cs_history *h = &l->tracks[producer].history;
+    cs_history *h = &find_track(l, producer)->history;
     if (cs->limits == NULL)
         return;
     h->consumed += k;
     if (h->consumed <= h->n / 2 + 8)
         return;
     h->consumed = 0;
-    drop_prefix(cs, h, min_consumed(cs, l, producer));
+    drop_prefix(cs, h, min_consumed(cs, l, producer, false));
 }
 
 /* ---- acquire ---------------------------------------------------------------- */
@@ -545,51 +624,6 @@ static void join_entry(const cs_entry *en, rp_vc *order, rp_vc *also)
         vc_join(also, &en->rel);
 }
 
-/* Whether order (and also) already hold the release clock of en, a
- * section of producer: the detectors' clocks are joins of clocks taken
- * at sends, after each of which the sender's own entry grows, so a clock
- * whose producer entry reaches the release's holds all of the release's
- * clock.  Then joining it changes nothing (a consumer that learned of
- * the producer otherwise, as a thread started by one that waited for
- * the producer to finish). */
-static bool knows_release(const cs_entry *en, rp_tid_t producer, const rp_vc *order,
-                          const rp_vc *also)
-{
-    uint32_t released = vc_get(&en->rel, producer);
-    return vc_get(order, producer) >= released
-        && (also == NULL || vc_get(also, producer) >= released);
-}
-
-/* Live threads that still lag behind the ended producer's sections but
- * whose clocks hold the last one's release consume them now: at their
- * next release of the lock each would be ordered before (its acquire
- * precedes the release they know) and its join would change nothing
- * (knows_release).  So a thread that never takes the lock again (the
- * main thread that waited on a condition for its detached workers) does
- * not keep their sections for ever. */
-static void consume_known(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
-{
-    if (cs->clocks_of == NULL)
-        return;
-    for (rp_tid_t t = 0; t < cs->n_threads; t++) {
-        /* Read again each time: a new track may move the tracks. */
-        const cs_history *h = &l->tracks[producer].history;
-        const cs_entry *last = h->n > 0 ? &h->entries[h->n - 1] : NULL;
-        uint32_t end = h->base + h->n;
-        if (last == NULL || !last->released)
-            return;
-        if (!consumer_of(cs, t, producer) || consumed_of(l, t, producer) >= end)
-            continue;
-        const rp_vc *order = NULL, *also = NULL;
-        cs->clocks_of(cs->clocks_ctx, t, &order, &also);
-        if (order == NULL || !knows_release(last, producer, order, also))
-            continue;
-        cs_progress *p = progress_of(thread_track(cs, l, t, true), producer);
-        p->next = end;
-        p->lag_acq = NO_LAG;
-    }
-}
-
 /* Behind the dropped sections of a history: the thread's release clocks
  * only grow, so joining a prefix of its sections is joining the last one's
  * release — the summary, once it is ordered before.  Until then, if the
@@ -613,11 +647,12 @@ static bool consume_dropped(rp_csrules *cs, const cs_history *from, cs_progress 
 
 /* Consumes producer's sections whose acquire is ordered before; true if that
  * joined a clock (others' sections may be ordered before now). */
-static bool consume_ordered(rp_csrules *cs, cs_lock *l, rp_tid_t tid, rp_tid_t producer,
+static bool consume_ordered(rp_csrules *cs, cs_lock *l, uint32_t consumer, uint32_t at,
                             rp_vc *order, rp_vc *also)
 {
-    const cs_history *from = &l->tracks[producer].history;
-    cs_progress *p = progress_of(&l->tracks[tid], producer);
+    rp_tid_t producer = l->tracks[at].tid;
+    const cs_history *from = &l->tracks[at].history;
+    cs_progress *p = progress_of(&l->tracks[consumer], producer);
     uint32_t before = p->next;
     bool any = false;
     if (p->next < from->base) {
@@ -649,11 +684,12 @@ void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, r
     if (!cs->rule_b || l == NULL)
         return;
     /* A consumer where some other thread has a track (a producer). */
-    thread_track(cs, l, tid, l->n_tracks > 1);
+    bool others = l->n_tracks > (find_track(l, tid) != NULL);
+    uint32_t me = (uint32_t)(thread_track(cs, l, tid, others) - l->tracks);
     for (bool changed = true; changed;) {
         changed = false;
-        for (rp_tid_t u = 0; u < l->n_tracks; u++)
-            if (u != tid && consume_ordered(cs, l, tid, u, order, also))
+        for (uint32_t at = 0; at < l->n_tracks; at++)
+            if (at != me && consume_ordered(cs, l, me, at, order, also))
                 changed = true;
     }
 }
@@ -737,10 +773,10 @@ bool csrules_join_last(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_tid_t pro
                        uint32_t bound, const rp_cs_span *skip, rp_vc *order, rp_vc *also)
 {
     cs_lock *l = u64map_get(&cs->locks, lock);
-    if (l == NULL || producer >= l->n_tracks)
+    if (l == NULL || find_track(l, producer) == NULL)
         return false;
     cs_progress *p = progress_of(thread_track(cs, l, tid, true), producer);
-    const cs_history *h = &l->tracks[producer].history;
+    const cs_history *h = history_in(l, producer);
     const cs_entry *en = NULL;
     uint32_t at = 0;
     switch (land(h, bound, skip, &en, &at)) {
@@ -1228,10 +1264,11 @@ static void inherit_consumption(void *ctx, uint64_t key, void *value)
     /* Where `from` consumed nothing (a lock the program's main thread
      * took once, at start, among thousands), `to` gets no track: making
      * one per lock at every fork cost O(locks) per thread. */
-    if (f->from >= l->n_tracks || l->tracks[f->from].n_progress == 0)
+    const cs_track *from = find_track(l, f->from);
+    if (from == NULL || from->n_progress == 0)
         return;
     cs_track *to = thread_track(f->cs, l, f->to, true);
-    const cs_track *from = &l->tracks[f->from];
+    from = find_track(l, f->from);
     for (rp_tid_t u = 0; u < from->n_progress; u++) {
         if (u == f->to || (u == f->from && !f->own_sections)
             || (from->progress[u].next == 0 && from->progress[u].lag_acq == NO_LAG))
@@ -1270,13 +1307,14 @@ static void drop_ended_history(void *ctx, uint64_t key, void *value)
     const end_ctx *end = ctx;
     cs_lock *l = value;
     (void)key;
-    if (end->tid >= l->n_tracks)
+    cs_track *tr = find_track(l, end->tid);
+    if (tr == NULL)
         return;
-    for (rp_tid_t u = 0; u < l->n_tracks; u++)
-        l->tracks[u].history.trim_at = 0;
-    cs_history *h = &l->tracks[end->tid].history;
+    for (uint32_t at = 0; at < l->n_tracks; at++)
+        l->tracks[at].history.trim_at = 0;
+    cs_history *h = &tr->history;
     if (end->cs->limits != NULL && h->n > 0)
-        drop_prefix(end->cs, h, min_consumed(end->cs, l, end->tid));
+        drop_prefix(end->cs, h, min_consumed(end->cs, l, end->tid, false));
 }
 
 static void free_progress(void *ctx, uint64_t key, void *value)
@@ -1284,9 +1322,9 @@ static void free_progress(void *ctx, uint64_t key, void *value)
     const end_ctx *end = ctx;
     cs_lock *l = value;
     (void)key;
-    if (end->tid >= l->n_tracks)
+    cs_track *tr = find_track(l, end->tid);
+    if (tr == NULL)
         return;
-    cs_track *tr = &l->tracks[end->tid];
     rp_free(tr->progress);
     tr->progress = NULL;
     tr->n_progress = tr->cap_progress = 0;
@@ -1315,11 +1353,11 @@ static void keep_for_join(rp_csrules *cs, rp_tid_t tid)
  * True if nothing of it is left. */
 static bool retire_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
 {
-    if (producer >= l->n_tracks)
+    cs_track *tr = find_track(l, producer);
+    if (tr == NULL)
         return true;
-    consume_known(cs, l, producer);
-    cs_history *h = &l->tracks[producer].history;
-    uint32_t upto = min_consumed(cs, l, producer);
+    cs_history *h = &tr->history;
+    uint32_t upto = min_consumed(cs, l, producer, true);
     drop_prefix(cs, h, upto);
     if (h->n > 0 || upto < h->base)
         return false;
@@ -1467,6 +1505,7 @@ static void free_lock(void *ctx, uint64_t key, void *value)
         rp_free(l->tracks[t].progress);
     }
     rp_free(l->tracks);
+    u64map_free(&l->track_index);
     rp_free(l);
 }
 
