@@ -15,9 +15,12 @@
  * thread, which no pthread_create wrapper may dereference.  The fork edge
  * comes from Valgrind's clone hook, as for pthreads.
  *
- * Not wrapped, because they order nothing: thrd_detach, thrd_exit (a
- * thread's end is Valgrind's exit hook), mtx_init, mtx_destroy, cnd_init,
- * cnd_destroy, and the tss_* functions (thread-local data).
+ * thrd_detach orders nothing, but says the thread will not be joined (its
+ * state in the tool goes when it exits), as pthread_detach does.
+ *
+ * Not wrapped, because they order nothing: thrd_exit (a thread's end is
+ * Valgrind's exit hook), mtx_init, mtx_destroy, cnd_init, cnd_destroy, and
+ * the tss_* functions (thread-local data).
  */
 #include <stddef.h>
 #include <threads.h>
@@ -55,6 +58,18 @@ RP_LIBC_FUNC(int, thrdZujoin, thrd_t thr, int *result)
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_JOIN_PRE, thr, 0);
     RP_C11_CALL(CALL_FN_W_WW(ret, fn, thr, result));
+    return ret;
+}
+
+/* Before the real call, as pthread_detach's wrapper. */
+RP_LIBC_FUNC(int, thrdZudetach, thrd_t thr)
+{
+    OrigFn fn;
+    int ret;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_REQUEST(RP_USERREQ_THREAD_DETACH, thr, 0);
+    RP_C11_CALL(CALL_FN_W_W(ret, fn, thr));
     return ret;
 }
 

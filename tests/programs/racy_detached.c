@@ -1,18 +1,20 @@
-/* Three detached threads, one per way of detaching (created detached,
- * detached by main, detached by itself), each posting a semaphore and
+/* Four detached threads, one per way of detaching (created detached,
+ * detached by main, detached by itself, C11's thrd_detach), each posting a
+ * semaphore and
  * then writing its own flag, unordered with main's later read of it.  The
  * threads have exited, and their clocks are gone from the detectors
- * (rp_engine_thread_gone), before main reads: the three races must still
+ * (rp_engine_thread_gone), before main reads: the four races must still
  * be reported, each naming the exited thread's write.
  */
 #include <dirent.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
+#include <threads.h>
 #include <unistd.h>
 
 static sem_t started;
-static int flag_attr, flag_main, flag_self;
+static int flag_attr, flag_main, flag_self, flag_c11;
 
 static void *created_detached(void *arg)
 {
@@ -36,6 +38,14 @@ static void *detaches_itself(void *arg)
     pthread_detach(pthread_self());
     sem_post(&started);
     flag_self = 1;
+    return NULL;
+}
+
+static void *detached_by_c11(void *arg)
+{
+    (void)arg;
+    sem_post(&started);
+    flag_c11 = 1;
     return NULL;
 }
 
@@ -67,12 +77,15 @@ int main(void)
     pthread_create(&t, NULL, detached_by_main, NULL);
     pthread_detach(t);
     pthread_create(&t, NULL, detaches_itself, NULL);
-    for (i = 0; i < 3; i++)
+    /* glibc's thrd_t is a pthread_t. */
+    pthread_create(&t, NULL, detached_by_c11, NULL);
+    thrd_detach((thrd_t)t);
+    for (i = 0; i < 4; i++)
         sem_wait(&started);
     /* Let the threads exit: nothing a detached thread does at its end can
      * be waited for but its disappearance (at most 10 s). */
     for (i = 0; i < 1000 && threads_alive() > 1; i++)
         usleep(10000);
-    printf("%d\n", flag_attr + flag_main + flag_self);
+    printf("%d\n", flag_attr + flag_main + flag_self + flag_c11);
     return 0;
 }

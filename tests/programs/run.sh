@@ -692,15 +692,16 @@ done
 
 # Detached threads give their state back when they exit
 # (rp_engine_thread_gone): racy_detached detaches one thread each way
-# (attribute, pthread_detach by main, by itself); -v counts them, and the
-# races with their writes are still reported (the racy checks above).
+# (attribute, pthread_detach by main, by itself, thrd_detach); -v counts
+# them, and the races with their writes are still reported (the racy
+# checks above).
 if built racy_detached; then
     run_tool -v "$progs/racy_detached"
     gone=$(sed -n 's/^==[0-9]*== racepred: .* events from [0-9]* threads (\([0-9]*\) detached ones freed at exit).*/\1/p' "$tmp/err")
-    if [ "$gone" = 3 ]; then
-        pass "racy_detached: 3 detached threads freed at exit"
+    if [ "$gone" = 4 ]; then
+        pass "racy_detached: 4 detached threads freed at exit"
     else
-        fail "racy_detached: '$gone' detached threads freed at exit, expected 3"
+        fail "racy_detached: '$gone' detached threads freed at exit, expected 4"
         grep 'racepred:' "$tmp/err"
     fi
 fi
