@@ -8,8 +8,14 @@
 void *rp_array_grow(const char *cost_centre, void *array, size_t index, uint32_t *cap,
                     size_t elem_size)
 {
-    rp_assert(index < UINT32_MAX / 2);
-    uint32_t grown = *cap < FIRST_CAPACITY ? FIRST_CAPACITY : *cap;
+    return rp_array_grow_from(cost_centre, array, index, cap, elem_size, FIRST_CAPACITY);
+}
+
+void *rp_array_grow_from(const char *cost_centre, void *array, size_t index, uint32_t *cap,
+                         size_t elem_size, uint32_t first)
+{
+    rp_assert(index < UINT32_MAX / 2 && first > 0);
+    uint32_t grown = *cap < first ? first : *cap;
     while (grown <= index)
         grown *= 2;
     *cap = grown;

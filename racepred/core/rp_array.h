@@ -17,6 +17,11 @@
 void *rp_array_grow(const char *cost_centre, void *array, size_t index, uint32_t *cap,
                     size_t elem_size);
 
+/* The same, from a first capacity of `first` elements: for arrays of which
+ * there are many and most stay short (a lock's tracks and sections). */
+void *rp_array_grow_from(const char *cost_centre, void *array, size_t index, uint32_t *cap,
+                         size_t elem_size, uint32_t first);
+
 /* Makes element `index` of array (*cap elements of elem_size) exist: when
  * it does not, the array moves to a capacity at least twice as large.  New
  * elements are uninitialised. */
