@@ -210,7 +210,12 @@ void csrules_access(rp_csrules *cs, const rp_event *e, rp_vc *dst, rp_vc *also);
 
 /* Rule (b) at a release of lock by tid, before csrules_release: joins into
  * order (and also, if not NULL) the release clocks of other threads'
- * sections on the lock whose acquire epoch is <= order[their thread]. */
+ * sections on the lock whose acquire epoch is <= order[their thread].
+ * Only the last such section of each thread is joined, and not at all when
+ * order (and also) already reach its release in its thread's entry: the
+ * callers' clocks must be joins of clocks taken at sends, each followed by
+ * a step of the sender's own entry (then such a clock holds the whole
+ * release clock).  wcp, dc, wdc and wdp's are. */
 void csrules_rule_b(rp_csrules *cs, rp_tid_t tid, uint64_t lock, rp_vc *order, rp_vc *also);
 
 /* Closes tid's section on lock; released is the clock rule (a) and (b)
