@@ -250,9 +250,6 @@ rp_tid_t rp_threads_count(void)
     return n_threads;
 }
 
-/* The real pthread_create has returned in `parent`: the thread it cloned is
- * the last child Valgrind saw that parent create (a thread cannot create
- * two threads within one pthread_create). */
 /* A detached thread that has exited already is gone now, else at its
  * exit.  A thread joined or gone already stays as it is. */
 static void detach(rp_tid_t rp)
@@ -274,6 +271,9 @@ void rp_threads_detach(UWord child_pthread)
         detach(node->rp_tid);
 }
 
+/* The real pthread_create has returned in `parent`: the thread it cloned is
+ * the last child Valgrind saw that parent create (a thread cannot create
+ * two threads within one pthread_create). */
 void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached)
 {
     rp_tid_t child = threads[rp_threads_of_vg(parent)].last_child;

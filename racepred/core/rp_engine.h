@@ -135,7 +135,6 @@ static inline void rp_engine_event(rp_engine *eng, rp_event *e)
  * detector's thread_end.  Between two events, in stream order. */
 void rp_engine_thread_end(rp_engine *eng, rp_tid_t tid);
 
-
 /* The thread of the latest write of the byte at addr, as the first
  * detector that remembers writes knows it, or RP_NO_WRITER. */
 rp_tid_t rp_engine_last_writer(const rp_engine *eng, uint64_t addr);
