@@ -334,32 +334,37 @@ static bool thread_knows(const rp_csrules *cs, rp_tid_t t, const cs_entry *en,
 
 /* The first section of producer's history some live thread may still
  * consume.  Threads past n_threads have not appeared yet: they will be
- * forked, and inherit their parent's consumption.  With `known` (an ended
- * producer's), a thread whose clocks hold the last section's release
- * counts as past them all: at its next release of the lock each would be
- * ordered before and joined to no effect, and once they are dropped it, or
- * a thread it starts, joins the summary (or nothing, once retired) to no
- * effect either.  So a thread that never takes the lock again (the main
- * thread that waited on a condition for its detached workers) does not
- * keep their sections for ever. */
-static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t producer,
-                             bool known)
+ * forked, and inherit their parent's consumption.  A thread whose clocks
+ * hold the release of producer's last released section counts as past it
+ * (csrules_set_clocks): at its next release of the lock each section up to
+ * it would be ordered before and joined to no effect, and once they are
+ * dropped it, or a thread it starts, joins the summary (or nothing, once
+ * retired) to no effect either.  So a thread that never takes the lock
+ * again (the main thread that waited on a condition for its detached
+ * workers, or joined them) does not keep their sections for ever. */
+static uint32_t min_consumed(const rp_csrules *cs, const cs_lock *l, rp_tid_t producer)
 {
     /* Below this nothing can be dropped or retired, whatever the minimum
      * (drop_prefix, retire_consumed): the scan may stop, which it does at
-     * once where a thread that never took the lock is still live. */
+     * the first live thread that has consumed and knows none of it. */
     const cs_history *h = history_in(l, producer);
     uint32_t useless = h == NULL ? 0 : h->base + (h->n > 0);
-    const cs_entry *last = h != NULL && h->n > 0 ? &h->entries[h->n - 1] : NULL;
-    if (!known || cs->clocks_of == NULL || last == NULL || !last->released)
+    /* The last released section (only the last may be open), or the
+     * summary of the dropped ones. */
+    uint32_t released = h == NULL ? 0 : h->n;
+    if (released > 0 && !h->entries[released - 1].released)
+        released--;
+    const cs_entry *last = released > 0 ? &h->entries[released - 1]
+                         : h != NULL && h->base > 0 ? &h->summary : NULL;
+    if (cs->clocks_of == NULL || (last != NULL && last->rel.len == 0))
         last = NULL;
     uint32_t min = UINT32_MAX;
     for (rp_tid_t t = 0; t < cs->n_threads && min >= useless; t++) {
         if (!consumer_of(cs, t, producer))
             continue;
         uint32_t c = consumed_of(l, t, producer);
-        if (last != NULL && c < h->base + h->n && thread_knows(cs, t, last, producer))
-            c = h->base + h->n;
+        if (last != NULL && c < h->base + released && thread_knows(cs, t, last, producer))
+            c = h->base + released;
         if (c < min)
             min = c;
     }
@@ -428,7 +433,7 @@ static void trim_history(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
     uint32_t max = cs->limits->max_sections;
     if (h->n < h->trim_at && (max == 0 || h->n <= max))
         return;
-    drop_prefix(cs, h, min_consumed(cs, l, producer, false));
+    drop_prefix(cs, h, min_consumed(cs, l, producer));
     if (max != 0 && h->n > max) {
         uint32_t upto = h->base + h->n - max / 2;
         note_lagging(cs, l, producer, upto);
@@ -451,7 +456,7 @@ static void note_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer, uint32_
     if (h->consumed <= h->n / 2 + 8)
         return;
     h->consumed = 0;
-    drop_prefix(cs, h, min_consumed(cs, l, producer, false));
+    drop_prefix(cs, h, min_consumed(cs, l, producer));
 }
 
 /* ---- acquire ---------------------------------------------------------------- */
@@ -1319,7 +1324,7 @@ static void drop_ended_history(void *ctx, uint64_t key, void *value)
         l->tracks[at].history.trim_at = 0;
     cs_history *h = &tr->history;
     if (end->cs->limits != NULL && h->n > 0)
-        drop_prefix(end->cs, h, min_consumed(end->cs, l, end->tid, false));
+        drop_prefix(end->cs, h, min_consumed(end->cs, l, end->tid));
 }
 
 static void free_progress(void *ctx, uint64_t key, void *value)
@@ -1362,7 +1367,7 @@ static bool retire_consumed(rp_csrules *cs, cs_lock *l, rp_tid_t producer)
     if (tr == NULL)
         return true;
     cs_history *h = &tr->history;
-    uint32_t upto = min_consumed(cs, l, producer, true);
+    uint32_t upto = min_consumed(cs, l, producer);
     drop_prefix(cs, h, upto);
     if (h->n > 0 || upto < h->base)
         return false;
@@ -1424,7 +1429,8 @@ void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
 void csrules_join(rp_csrules *cs, rp_tid_t joiner, rp_tid_t joined)
 {
     csrules_thread_end(cs, joined);
-    inherit(cs, joined, joiner);
+    if (cs->clocks_of == NULL)
+        inherit(cs, joined, joiner);
     forget_progress(cs, joined);
 }
 

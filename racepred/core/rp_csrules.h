@@ -181,10 +181,14 @@ void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child);
 void csrules_thread_end(rp_csrules *cs, rp_tid_t tid);
 
 /* joiner has joined thread joined (the detector has joined joined's
- * clocks into joiner's): joined ends if it had not, and joiner takes over
- * what it consumed (as csrules_fork's child takes its parent's), so that
- * a thread that joins the threads it starts does not hold back, nor make
- * the threads it starts next consume again, every section they passed. */
+ * clocks into joiner's): joined ends if it had not.  Without clocks to
+ * read (csrules_set_clocks), joiner takes over what joined consumed (as
+ * csrules_fork's child takes its parent's), so that a thread that joins
+ * the threads it starts does not hold back, nor make the threads it starts
+ * next consume again, every section they passed; with them, joiner's
+ * clocks say as much (it knows those sections), and taking over would
+ * make it a consumer in every lock its threads took, passed on to every
+ * thread it starts. */
 void csrules_join(rp_csrules *cs, rp_tid_t joiner, rp_tid_t joined);
 
 /* Thread tid has ended and will not be joined (or was): what it consumed
