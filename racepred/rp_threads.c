@@ -33,7 +33,6 @@ typedef struct {
     Bool exited;
     Bool joined;              /* the JOIN edge is in the stream */
     Bool detached;            /* never joined: gone once exited */
-    Bool gone;                /* rp_engine_thread_gone said so */
     rp_tid_t last_child;      /* the thread it created last */
     rp_tid_t waiting_joiner;  /* a thread blocked in pthread_join on it */
     ExeContext *created_at;   /* NULL for the root thread */
@@ -71,7 +70,6 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->exited = False;
     t->joined = False;
     t->detached = False;
-    t->gone = False;
     t->last_child = RP_NO_THREAD;
     t->waiting_joiner = RP_NO_THREAD;
     t->created_at = NULL;
@@ -86,7 +84,6 @@ rp_tid_t rp_threads_detached_gone;
 /* The thread has exited and nothing will join it. */
 static void thread_gone(rp_tid_t rp)
 {
-    threads[rp].gone = True;
     rp_threads_detached_gone++;
     if (rp_tool_engine != NULL)
         rp_engine_thread_gone(rp_tool_engine, rp);
@@ -251,12 +248,12 @@ rp_tid_t rp_threads_count(void)
 }
 
 /* A detached thread that has exited already is gone now, else at its
- * exit.  A thread joined or gone already stays as it is. */
+ * exit.  A thread joined or detached already stays as it is. */
 static void detach(rp_tid_t rp)
 {
     rp_thread *t = &threads[rp];
 
-    if (t->joined || t->gone || t->waiting_joiner != RP_NO_THREAD)
+    if (t->joined || t->detached || t->waiting_joiner != RP_NO_THREAD)
         return;
     t->detached = True;
     if (t->exited)

@@ -31,6 +31,14 @@ static inline void *rp_array_reserve(const char *cost_centre, void *array, size_
     return index < *cap ? array : rp_array_grow(cost_centre, array, index, cap, elem_size);
 }
 
+/* rp_array_reserve from a first capacity of `first` (rp_array_grow_from). */
+static inline void *rp_array_reserve_from(const char *cost_centre, void *array, size_t index,
+                                          uint32_t *cap, size_t elem_size, uint32_t first)
+{
+    return index < *cap ? array
+                        : rp_array_grow_from(cost_centre, array, index, cap, elem_size, first);
+}
+
 /* The array's first *n elements extended to index + 1, the new ones zeroed. */
 void *rp_array_append_zeroed(const char *cost_centre, void *array, size_t index, uint32_t *n,
                              uint32_t *cap, size_t elem_size);

@@ -225,9 +225,8 @@ static cs_track *track_of(cs_lock *l, rp_tid_t tid)
         return tr;
     /* From one track up: most locks of a program with many have the
      * thread that made them and a few more. */
-    if (l->n_tracks == l->cap_tracks)
-        l->tracks = rp_array_grow_from("rp.csrules.tracks", l->tracks, l->n_tracks,
-                                       &l->cap_tracks, sizeof(cs_track), 1);
+    l->tracks = rp_array_reserve_from("rp.csrules.tracks", l->tracks, l->n_tracks,
+                                      &l->cap_tracks, sizeof(cs_track), 1);
     tr = &l->tracks[l->n_tracks++];
     rp_memset(tr, 0, sizeof *tr);
     tr->tid = tid;
@@ -476,9 +475,8 @@ void csrules_acquire_id(rp_csrules *cs, rp_tid_t tid, uint64_t lock, uint32_t ac
     cs_history *h = &thread_track(cs, l, tid, false)->history;
     uint32_t cap = h->cap;
     /* From one section up, as the tracks (track_of). */
-    if (h->n == h->cap)
-        h->entries = rp_array_grow_from("rp.csrules.history", h->entries, h->n, &h->cap,
-                                        sizeof(cs_entry), 1);
+    h->entries = rp_array_reserve_from("rp.csrules.history", h->entries, h->n, &h->cap,
+                                       sizeof(cs_entry), 1);
     if (cs->own_sections && h->cap != cap)
         h->spans = rp_realloc("rp.csrules.spans", h->spans, h->cap * sizeof(rp_cs_span));
     if (h->spans != NULL)
