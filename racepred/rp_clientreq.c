@@ -41,7 +41,7 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         rp_threads_created(tid, arg[1], arg[2] != 0);
         break;
     case RP_USERREQ_THREAD_DETACH:
-        rp_threads_detach(arg[1]);
+        rp_threads_detach(tid, arg[1], arg[2] != 0);
         break;
     case RP_USERREQ_JOIN_PRE:
         rp_threads_join_pre(tid, arg[1]);

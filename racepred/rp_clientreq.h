@@ -56,7 +56,8 @@ typedef enum {
     RP_USERREQ_BARRIER_DESTROY,
     /* Returns rp_threads_switches (rp_intercepts_omp.c). */
     RP_USERREQ_SWITCHES,
-    /* arg1 = pthread_t the caller is about to detach. */
+    /* arg1 = pthread_t the caller is about to detach, arg2 = 1 when it is
+     * the caller's own. */
     RP_USERREQ_THREAD_DETACH
 } rp_userreq;
 

@@ -90,14 +90,15 @@ RP_PTH_FUNC(int, pthreadZucreateZAZa, pthread_t *thread,
 }
 
 /* Before the real call: once it returns, an exited thread's pthread_t may
- * name a new one. */
+ * name a new one.  A thread detaching itself says so: it may run before
+ * its creator's wrapper has told the tool its pthread_t. */
 RP_PTH_FUNC(int, pthreadZudetach, pthread_t thread)
 {
     OrigFn fn;
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_PTH_REQUEST(RP_USERREQ_THREAD_DETACH, thread, 0);
+    RP_PTH_REQUEST(RP_USERREQ_THREAD_DETACH, thread, pthread_equal(thread, pthread_self()));
     CALL_FN_W_W(ret, fn, thread);
     return ret;
 }

@@ -68,7 +68,7 @@ RP_LIBC_FUNC(int, thrdZudetach, thrd_t thr)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_REQUEST(RP_USERREQ_THREAD_DETACH, thr, 0);
+    RP_REQUEST(RP_USERREQ_THREAD_DETACH, thr, thrd_equal(thr, thrd_current()));
     RP_C11_CALL(CALL_FN_W_W(ret, fn, thr));
     return ret;
 }

@@ -260,10 +260,18 @@ static void detach(rp_tid_t rp)
         thread_gone(rp);
 }
 
-void rp_threads_detach(UWord child_pthread)
+/* A thread detaching itself is known by its Valgrind number: its
+ * pthread_t may not be in the table yet (its creator's pthread_create has
+ * not returned), or still name the exited thread it was before. */
+void rp_threads_detach(ThreadId caller, UWord child_pthread, Bool self)
 {
-    rp_pthread_node *node = VG_(HT_lookup)(by_pthread, child_pthread);
+    rp_pthread_node *node;
 
+    if (self) {
+        detach(rp_threads_of_vg(caller));
+        return;
+    }
+    node = VG_(HT_lookup)(by_pthread, child_pthread);
     if (node != NULL)
         detach(node->rp_tid);
 }

@@ -70,7 +70,7 @@ extern rp_tid_t rp_threads_detached_gone;
  * pthread_join wrappers.  A detached thread's state in the detectors goes
  * when it has exited (rp_engine_thread_gone); a join of it is ignored. */
 void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached);
-void rp_threads_detach(UWord child_pthread);
+void rp_threads_detach(ThreadId caller, UWord child_pthread, Bool self);
 void rp_threads_join_pre(ThreadId joiner, UWord child_pthread);
 
 /* `joiner` joined `child_pthread` with pthread_tryjoin_np, _timedjoin_np
