@@ -1426,10 +1426,8 @@ void csrules_thread_end(rp_csrules *cs, rp_tid_t tid)
 
 void csrules_join(rp_csrules *cs, rp_tid_t joiner, rp_tid_t joined)
 {
-    csrules_thread_end(cs, joined);
     if (cs->clocks_of == NULL)
         inherit(cs, joined, joiner);
-    forget_progress(cs, joined);
 }
 
 void csrules_thread_gone(rp_csrules *cs, rp_tid_t tid)

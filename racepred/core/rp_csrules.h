@@ -181,7 +181,8 @@ void csrules_fork(rp_csrules *cs, rp_tid_t parent, rp_tid_t child);
 void csrules_thread_end(rp_csrules *cs, rp_tid_t tid);
 
 /* joiner has joined thread joined (the detector has joined joined's
- * clocks into joiner's): joined ends if it had not.  Without clocks to
+ * clocks into joiner's); csrules_thread_gone(joined) follows (the engine
+ * sends every joined thread's gone notice right after the join).  Without clocks to
  * read (csrules_set_clocks), joiner takes over what joined consumed (as
  * csrules_fork's child takes its parent's), so that a thread that joins
  * the threads it starts does not hold back, nor make the threads it starts

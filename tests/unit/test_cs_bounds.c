@@ -183,9 +183,10 @@ static void drive(driven *d, const rp_event *e)
     case RP_EV_JOIN:
         vc_join(&d->order[t], &d->order[other]);
         vc_join(&d->also[t], &d->also[other]);
-        if (d->join_inherits)
+        if (d->join_inherits) {
             csrules_join(d->cs, t, other);
-        else
+            csrules_thread_gone(d->cs, other);
+        } else
             csrules_thread_end(d->cs, other);
         break;
     case EXIT:
