@@ -71,7 +71,7 @@ static void model_free(void)
 static bool is_clear(const rp_vc *vc)
 {
     for (uint32_t t = 0; t < vc->len; t++)
-        if (vc->clock[t] != 0)
+        if (vc_get(vc, t) != 0)
             return false;
     return true;
 }

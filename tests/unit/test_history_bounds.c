@@ -65,7 +65,7 @@ typedef struct stream {
 } stream;
 
 static void push_step(stream *s, rp_event_kind kind, rp_tid_t tid, uint64_t obj,
-                      uint32_t size, notice notice)
+                      uint32_t size, notice what)
 {
     if (s->n == s->cap) {
         s->cap = s->cap == 0 ? 256 : 2 * s->cap;
@@ -79,7 +79,7 @@ static void push_step(stream *s, rp_event_kind kind, rp_tid_t tid, uint64_t obj,
     st->e.obj = obj;
     st->e.size = size;
     st->e.site = s->n;
-    st->notice = notice;
+    st->notice = what;
 }
 
 static void push(stream *s, rp_event_kind kind, rp_tid_t tid, uint64_t obj, uint32_t size)

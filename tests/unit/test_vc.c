@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdbool.h>
 
 #include "rp_vc.h"
 
@@ -140,6 +141,136 @@ static void test_reused_arrays_read_zero(void **state)
     }
 }
 
+
+/* ---- long clocks in shared blocks (rp_vc.h) -------------------------------------- */
+
+enum { MODEL_CLOCKS = 8, MODEL_TIDS = 200 };
+
+static uint64_t rng_state;
+
+static uint32_t rng(uint32_t n)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng_state >> 33) % n;
+}
+
+/* Every clock equals its model, entry by entry, and reads 0 past it. */
+static void check_all(rp_vc *v, uint32_t model[][MODEL_TIDS])
+{
+    for (int c = 0; c < MODEL_CLOCKS; c++)
+        for (uint32_t t = 0; t < MODEL_TIDS + 20; t++)
+            assert_int_equal(vc_get(&v[c], t), t < MODEL_TIDS ? model[c][t] : 0);
+}
+
+static bool model_leq(const uint32_t *a, const uint32_t *b)
+{
+    for (uint32_t t = 0; t < MODEL_TIDS; t++)
+        if (a[t] > b[t])
+            return false;
+    return true;
+}
+
+/* One random operation on the clocks and on their model. */
+static void random_op(rp_vc *v, uint32_t model[][MODEL_TIDS])
+{
+    int a = (int)rng(MODEL_CLOCKS), b = (int)rng(MODEL_CLOCKS);
+    /* Mostly the low tids, as a run's clocks: long runs of equal entries. */
+    uint32_t tid = rng(4) == 0 ? rng(MODEL_TIDS) : rng(20);
+    switch (rng(7)) {
+    case 0:
+        vc_set(&v[a], tid, model[a][tid] = rng(50));
+        break;
+    case 1:
+        vc_inc(&v[a], tid);
+        model[a][tid]++;
+        break;
+    case 2:
+    case 3:
+        vc_join(&v[a], &v[b]);
+        for (uint32_t t = 0; t < MODEL_TIDS; t++)
+            model[a][t] = model[a][t] > model[b][t] ? model[a][t] : model[b][t];
+        break;
+    case 4:
+        vc_copy(&v[a], &v[b]);
+        for (uint32_t t = 0; t < MODEL_TIDS; t++)
+            model[a][t] = model[b][t];
+        break;
+    case 5:
+        assert_int_equal(vc_leq(&v[a], &v[b]), model_leq(model[a], model[b]));
+        break;
+    default:
+        if (rng(2) == 0)
+            vc_clear(&v[a]);
+        else
+            vc_free(&v[a]);
+        for (uint32_t t = 0; t < MODEL_TIDS; t++)
+            model[a][t] = 0;
+        break;
+    }
+}
+
+/* Random sets, increments, joins, copies, clears and comparisons on
+ * clocks that share blocks, against plain arrays: a write to a shared
+ * block that reached another clock, or a block freed while still held,
+ * shows as a wrong entry somewhere.  Flat clocks, then blocks from 8
+ * entries, then blocks for every clock. */
+static void test_random_against_model(void **state)
+{
+    (void)state;
+    static uint32_t model[MODEL_CLOCKS][MODEL_TIDS];
+    const uint32_t flat_max[] = { 1000, 8, 0 };
+    for (unsigned k = 0; k < sizeof flat_max / sizeof flat_max[0]; k++) {
+        rp_vc v[MODEL_CLOCKS];
+        rp_vc_flat_max = flat_max[k];
+        rng_state = 42 + k;
+        for (int c = 0; c < MODEL_CLOCKS; c++) {
+            vc_init(&v[c]);
+            for (uint32_t t = 0; t < MODEL_TIDS; t++)
+                model[c][t] = 0;
+        }
+        for (int i = 0; i < 20000; i++) {
+            random_op(v, model);
+            check_all(v, model);
+        }
+        for (int c = 0; c < MODEL_CLOCKS; c++)
+            vc_free(&v[c]);
+        assert_int_equal(vc_blocks_in_use(), 0);
+    }
+    rp_vc_flat_max = 64;
+}
+
+/* A lock's last release keeps a copy of its releaser's clock; with 4,000
+ * threads seen, 1,000 such copies that differ in one entry share all but
+ * one block each. */
+static void test_copies_share_blocks(void **state)
+{
+    (void)state;
+    enum { THREADS = 4000, LOCKS = 1000 };
+    rp_vc thread, lock[LOCKS];
+    vc_init(&thread);
+    for (uint32_t t = 0; t < THREADS; t++)
+        vc_set(&thread, t, t + 1);
+    for (int l = 0; l < LOCKS; l++) {
+        vc_init(&lock[l]);
+        vc_copy(&lock[l], &thread);
+        vc_inc(&thread, 7);
+        assert_int_equal(vc_get(&lock[l], 7), 8 + (uint32_t)l);
+        assert_int_equal(vc_get(&lock[l], THREADS - 1), THREADS);
+    }
+    uint64_t blocks = vc_blocks_in_use();
+    assert_true(blocks >= THREADS / RP_VC_BLOCK);
+    assert_true(blocks <= THREADS / RP_VC_BLOCK + LOCKS + 1);
+    /* A join into a block the source's dominates takes the source's:
+     * lock[0]'s own block goes. */
+    vc_join(&lock[0], &lock[1]);
+    assert_int_equal(vc_get(&lock[0], 7), 9);
+    assert_int_equal(vc_blocks_in_use(), blocks - 1);
+    for (int l = 0; l < LOCKS; l++)
+        vc_free(&lock[l]);
+    vc_free(&thread);
+    assert_int_equal(vc_blocks_in_use(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +281,8 @@ int main(void)
         cmocka_unit_test(test_copy_and_clear),
         cmocka_unit_test(test_epochs),
         cmocka_unit_test(test_reused_arrays_read_zero),
+        cmocka_unit_test(test_random_against_model),
+        cmocka_unit_test(test_copies_share_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
