@@ -47,20 +47,25 @@ static void clock_array_put(uint32_t *clock, uint32_t cap)
 
 uint32_t rp_vc_flat_max = 64;
 
-/* ---- blocks (clocks longer than rp_vc_flat_max) ----------------------------- */
+/* ---- pages and blocks (clocks longer than rp_vc_flat_max) ------------------ */
 
 static rp_slab block_slab = {
     .size = (sizeof(rp_vc_block) + 7) & ~(size_t)7, .cost_centre = "rp.vc.block"
 };
+static rp_slab page_slab = {
+    .size = (sizeof(rp_vc_page) + 7) & ~(size_t)7, .cost_centre = "rp.vc.page"
+};
 
-/* Every entry 0; stands for any block nothing has written yet, in every
- * clock at once, and is never freed. */
+/* Every entry 0: the zero block stands for any block nothing has written
+ * yet, the zero page (all its blocks the zero block) for any such page, in
+ * every clock at once; neither is ever freed. */
 static rp_vc_block zero_block;
-static uint64_t blocks_in_use;
+static rp_vc_page zero_page;
+static uint64_t parts_in_use;
 
 uint64_t vc_blocks_in_use(void)
 {
-    return blocks_in_use;
+    return parts_in_use;
 }
 
 static bool is_blocked(const rp_vc *vc)
@@ -68,9 +73,17 @@ static bool is_blocked(const rp_vc *vc)
     return (vc->cap & RP_VC_BLOCKED) != 0;
 }
 
-static uint32_t blocks_for(uint32_t len)
+static uint32_t pages_for(uint32_t len)
 {
-    return (len + RP_VC_BLOCK - 1) >> RP_VC_BLOCK_BITS;
+    return (len + (1u << RP_VC_PAGE_SPAN_BITS) - 1) >> RP_VC_PAGE_SPAN_BITS;
+}
+
+static rp_vc_page *zero_page_get(void)
+{
+    if (zero_page.blocks[0] == NULL)
+        for (uint32_t i = 0; i < RP_VC_PAGE; i++)
+            zero_page.blocks[i] = &zero_block;
+    return &zero_page;
 }
 
 static rp_vc_block *block_share(rp_vc_block *b)
@@ -84,53 +97,90 @@ static void block_release(rp_vc_block *b)
 {
     if (b != &zero_block && --b->refs == 0) {
         slab_put(&block_slab, b);
-        blocks_in_use--;
+        parts_in_use--;
     }
 }
 
-static rp_vc_block *block_copy(const rp_vc_block *from)
+static rp_vc_page *page_share(rp_vc_page *p)
 {
-    rp_vc_block *b = slab_get(&block_slab);
-    blocks_in_use++;
-    b->refs = 1;
-    rp_memcpy(b->clock, from->clock, sizeof b->clock);
-    return b;
+    if (p != &zero_page)
+        p->refs++;
+    return p;
 }
 
-/* Block i of vc, its own to write (a shared one is copied first). */
-static rp_vc_block *block_own(rp_vc *vc, uint32_t i)
+static void page_release(rp_vc_page *p)
 {
-    rp_vc_block *b = vc->u.blocks[i];
+    if (p == &zero_page || --p->refs != 0)
+        return;
+    for (uint32_t i = 0; i < RP_VC_PAGE; i++)
+        block_release(p->blocks[i]);
+    slab_put(&page_slab, p);
+    parts_in_use--;
+}
+
+/* Page i of vc, its own to change (a shared one is copied first, sharing
+ * its blocks). */
+static rp_vc_page *page_own(rp_vc *vc, uint32_t i)
+{
+    rp_vc_page *p = vc->u.pages[i];
+    if (p != &zero_page && p->refs == 1)
+        return p;
+    rp_vc_page *own = slab_get(&page_slab);
+    parts_in_use++;
+    own->refs = 1;
+    for (uint32_t k = 0; k < RP_VC_PAGE; k++)
+        own->blocks[k] = block_share(p->blocks[k]);
+    vc->u.pages[i] = own;
+    page_release(p);
+    return own;
+}
+
+/* Block k of a page vc owns, its own to write (a shared one is copied). */
+static rp_vc_block *block_own(rp_vc_page *p, uint32_t k)
+{
+    rp_vc_block *b = p->blocks[k];
     if (b != &zero_block && b->refs == 1)
         return b;
-    vc->u.blocks[i] = block_copy(b);
+    rp_vc_block *own = slab_get(&block_slab);
+    parts_in_use++;
+    own->refs = 1;
+    rp_memcpy(own->clock, b->clock, sizeof own->clock);
+    p->blocks[k] = own;
     block_release(b);
-    return vc->u.blocks[i];
+    return own;
 }
 
-static void release_blocks(rp_vc *vc)
+/* The entry of tid in a blocked clock, writable. */
+static uint32_t *blocked_entry_for_write(rp_vc *vc, rp_tid_t tid)
 {
-    for (uint32_t i = 0; i < blocks_for(vc->len); i++)
-        block_release(vc->u.blocks[i]);
+    rp_vc_page *p = page_own(vc, tid >> RP_VC_PAGE_SPAN_BITS);
+    rp_vc_block *b = block_own(p, (tid >> RP_VC_BLOCK_BITS) & (RP_VC_PAGE - 1));
+    return &b->clock[tid & (RP_VC_BLOCK - 1)];
 }
 
-/* Room for n blocks in a blocked clock's array; new ones are zero.  A
+static void release_pages(rp_vc *vc)
+{
+    for (uint32_t i = 0; i < pages_for(vc->len); i++)
+        page_release(vc->u.pages[i]);
+}
+
+/* Room for n pages in a blocked clock's array; new ones are zero.  A
  * clock that grows (a thread's, as threads start) doubles its array; a
  * copy's (a lock's last release: most clocks) is made exactly as long. */
-static void reserve_blocks(rp_vc *vc, uint32_t n, bool exact)
+static void reserve_pages(rp_vc *vc, uint32_t n, bool exact)
 {
     uint32_t cap = vc->cap & ~RP_VC_BLOCKED;
-    uint32_t had = blocks_for(vc->len);
+    uint32_t had = pages_for(vc->len);
     if (n > cap) {
         if (exact)
             cap = n;
         while (cap < n)
             cap = cap < 4 ? 4 : 2 * cap;
-        vc->u.blocks = rp_realloc("rp.vc.blocks", vc->u.blocks, cap * sizeof *vc->u.blocks);
+        vc->u.pages = rp_realloc("rp.vc.pages", vc->u.pages, cap * sizeof *vc->u.pages);
         vc->cap = cap | RP_VC_BLOCKED;
     }
     for (uint32_t i = had; i < n; i++)
-        vc->u.blocks[i] = &zero_block;
+        vc->u.pages[i] = zero_page_get();
 }
 
 /* A flat clock becomes blocked (its length is about to pass rp_vc_flat_max). */
@@ -139,14 +189,14 @@ static void make_blocked(rp_vc *vc)
     uint32_t *flat = vc->u.clock;
     uint32_t flat_cap = vc->cap;
     uint32_t len = vc->len;
-    vc->u.blocks = NULL;
+    vc->u.pages = NULL;
     vc->cap = RP_VC_BLOCKED;
     vc->len = 0;
-    reserve_blocks(vc, blocks_for(len), false);
+    reserve_pages(vc, pages_for(len), false);
     vc->len = len;
     for (uint32_t t = 0; t < len; t++)
         if (flat[t] != 0)
-            block_own(vc, t >> RP_VC_BLOCK_BITS)->clock[t & (RP_VC_BLOCK - 1)] = flat[t];
+            *blocked_entry_for_write(vc, t) = flat[t];
     if (flat != NULL)
         clock_array_put(flat, flat_cap);
 }
@@ -163,8 +213,8 @@ void vc_init(rp_vc *vc)
 void vc_free(rp_vc *vc)
 {
     if (is_blocked(vc)) {
-        release_blocks(vc);
-        rp_free(vc->u.blocks);
+        release_pages(vc);
+        rp_free(vc->u.pages);
     } else if (vc->u.clock != NULL) {
         clock_array_put(vc->u.clock, vc->cap);
     }
@@ -195,7 +245,7 @@ static void vc_grow(rp_vc *vc, uint32_t len)
     if (!is_blocked(vc) && len > rp_vc_flat_max)
         make_blocked(vc);
     if (is_blocked(vc))
-        reserve_blocks(vc, blocks_for(len), false);
+        reserve_pages(vc, pages_for(len), false);
     else
         grow_flat(vc, len);
     vc->len = len;
@@ -206,7 +256,7 @@ static uint32_t *entry_for_write(rp_vc *vc, rp_tid_t tid)
 {
     if (!is_blocked(vc))
         return &vc->u.clock[tid];
-    return &block_own(vc, tid >> RP_VC_BLOCK_BITS)->clock[tid & (RP_VC_BLOCK - 1)];
+    return blocked_entry_for_write(vc, tid);
 }
 
 void vc_set(rp_vc *vc, rp_tid_t tid, uint32_t clock)
@@ -221,29 +271,53 @@ void vc_inc(rp_vc *vc, rp_tid_t tid)
     (*entry_for_write(vc, tid))++;
 }
 
-/* dst's block i ⊔= b: nothing to do where dst already dominates, b itself
- * shared where b dominates, else a write. */
-static void join_block(rp_vc *dst, uint32_t i, rp_vc_block *b)
+/* Whether block a has an entry above b's. */
+static bool block_above(const rp_vc_block *a, const rp_vc_block *b)
 {
-    rp_vc_block *d = dst->u.blocks[i];
-    bool b_above = false, d_above = false;
-    if (d == b || b == &zero_block)
+    for (uint32_t k = 0; k < RP_VC_BLOCK; k++)
+        if (a->clock[k] > b->clock[k])
+            return true;
+    return false;
+}
+
+/* Block k of dst's page i ⊔= b: nothing to do where dst already
+ * dominates, b itself shared where b dominates, else a write. */
+static void join_block(rp_vc *dst, uint32_t i, uint32_t k, rp_vc_block *b)
+{
+    rp_vc_block *d = dst->u.pages[i]->blocks[k];
+    if (d == b || b == &zero_block || !block_above(b, d))
         return;
-    for (uint32_t k = 0; k < RP_VC_BLOCK; k++) {
-        b_above |= b->clock[k] > d->clock[k];
-        d_above |= d->clock[k] > b->clock[k];
-    }
-    if (!b_above)
-        return;
-    if (!d_above) {
-        dst->u.blocks[i] = block_share(b);
+    rp_vc_page *p = page_own(dst, i);
+    if (!block_above(d, b)) {
+        p->blocks[k] = block_share(b);
         block_release(d);
         return;
     }
-    d = block_own(dst, i);
-    for (uint32_t k = 0; k < RP_VC_BLOCK; k++)
-        if (b->clock[k] > d->clock[k])
-            d->clock[k] = b->clock[k];
+    d = block_own(p, k);
+    for (uint32_t j = 0; j < RP_VC_BLOCK; j++)
+        if (b->clock[j] > d->clock[j])
+            d->clock[j] = b->clock[j];
+}
+
+/* dst's page i ⊔= src's page q; dst takes q itself when it ends with
+ * q's blocks. */
+static void join_page(rp_vc *dst, uint32_t i, rp_vc_page *q)
+{
+    if (dst->u.pages[i] == q || q == &zero_page)
+        return;
+    if (dst->u.pages[i] == &zero_page) {
+        dst->u.pages[i] = page_share(q);
+        return;
+    }
+    bool same = true;
+    for (uint32_t k = 0; k < RP_VC_PAGE; k++) {
+        join_block(dst, i, k, q->blocks[k]);
+        same &= dst->u.pages[i]->blocks[k] == q->blocks[k];
+    }
+    if (same) {
+        page_release(dst->u.pages[i]);
+        dst->u.pages[i] = page_share(q);
+    }
 }
 
 /* A flat src into a blocked dst: only the entries that grow are written. */
@@ -258,8 +332,8 @@ void vc_join(rp_vc *dst, const rp_vc *src)
 {
     vc_grow(dst, src->len);
     if (is_blocked(src)) {
-        for (uint32_t i = 0; i < blocks_for(src->len); i++)
-            join_block(dst, i, src->u.blocks[i]);
+        for (uint32_t i = 0; i < pages_for(src->len); i++)
+            join_page(dst, i, src->u.pages[i]);
     } else if (is_blocked(dst)) {
         join_flat_into_blocks(dst, src);
     } else {
@@ -280,24 +354,25 @@ void vc_copy(rp_vc *dst, const rp_vc *src)
         return;
     }
     if (is_blocked(dst)) {
-        release_blocks(dst);
+        release_pages(dst);
         dst->len = 0;
     } else {
         vc_free(dst);
         dst->cap = RP_VC_BLOCKED;
     }
-    reserve_blocks(dst, blocks_for(src->len), true);
-    for (uint32_t i = 0; i < blocks_for(src->len); i++)
-        dst->u.blocks[i] = block_share(src->u.blocks[i]);
+    reserve_pages(dst, pages_for(src->len), true);
+    for (uint32_t i = 0; i < pages_for(src->len); i++)
+        dst->u.pages[i] = page_share(src->u.pages[i]);
     dst->len = src->len;
 }
 
 bool vc_leq(const rp_vc *a, const rp_vc *b)
 {
+    const uint32_t span = 1u << RP_VC_PAGE_SPAN_BITS;
     for (uint32_t i = 0; i < a->len; i++) {
-        if (is_blocked(a) && is_blocked(b) && (i & (RP_VC_BLOCK - 1)) == 0
-            && i < b->len && a->u.blocks[i >> RP_VC_BLOCK_BITS] == b->u.blocks[i >> RP_VC_BLOCK_BITS]) {
-            i += RP_VC_BLOCK - 1;
+        if (is_blocked(a) && is_blocked(b) && (i & (span - 1)) == 0 && i < b->len
+            && a->u.pages[i >> RP_VC_PAGE_SPAN_BITS] == b->u.pages[i >> RP_VC_PAGE_SPAN_BITS]) {
+            i += span - 1;
             continue;
         }
         if (vc_get(a, i) > vc_get(b, i))
