@@ -1,7 +1,7 @@
 /* 200 workers started and joined four at a time, each incrementing one of
  * eight lock-protected counters and writing its own slot, then one more
- * worker whose write of `late` main reads with no synchronisation: the
- * only race.  Past 64 threads racepred keeps vector clocks in shared
+ * worker whose write of `late`, made after it released a lock, main reads
+ * after taking that lock: the only race.  Past 64 threads racepred keeps vector clocks in shared
  * blocks (rp_vc.h): a clock that lost what it knew of an earlier worker
  * would report a counter, a slot or the final sums as racing too.
  * (The pipe only fixes the order; not synchronisation under run.sh's
@@ -31,8 +31,14 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Its write comes after its release of the lock main takes next, so the
+ * lock orders nothing: a lock's clock that saw the worker's clock move on
+ * after the release (a block written while shared) would hide the race. */
 static void *late_worker(void *arg)
 {
+    pthread_mutex_lock(&locks[0]);
+    counters[0]++;
+    pthread_mutex_unlock(&locks[0]);
     late = 1;
     write(order[1], "x", 1);
     return arg;
@@ -56,7 +62,9 @@ int main(void)
     }
     pthread_create(&t[0], NULL, late_worker, NULL);
     read(order[0], &c, 1);
+    pthread_mutex_lock(&locks[0]);
     sum += late;
+    pthread_mutex_unlock(&locks[0]);
     pthread_join(t[0], NULL);
     for (int i = 0; i < LOCKS; i++)
         sum += counters[i];
