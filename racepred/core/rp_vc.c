@@ -4,18 +4,18 @@
 #include "rp_shim.h"
 #include "rp_slab.h"
 
-/* Clock arrays of up to 4 << (VC_POOL_CLASSES - 1) entries come from
- * slabs (rp_slab.h), one per capacity class (4 << k entries): wcp, dc and
- * sdp keep a clock per critical section, per synchronisation object and
- * per part of a lock's granule, millions of 16- to 64-byte arrays on a
- * lock-heavy server.  Larger clocks use the allocator directly. */
-#define VC_POOL_CLASSES 8
+/* Flat clock arrays (up to rp_vc_flat_max = 64 entries) come from slabs
+ * (rp_slab.h), one per capacity class (4 << k entries): wcp, dc and sdp
+ * keep a clock per critical section, per synchronisation object and per
+ * part of a lock's granule, millions of 16- to 64-byte arrays on a
+ * lock-heavy server.  A longer flat array (a test's rp_vc_flat_max) comes
+ * from the allocator. */
+#define VC_POOL_CLASSES 5
 
 #define VC_CLASS(k) { .size = (4u << (k)) * sizeof(uint32_t), .cost_centre = "rp.vc.slab" }
 
 static rp_slab classes[VC_POOL_CLASSES] = {
-    VC_CLASS(0), VC_CLASS(1), VC_CLASS(2), VC_CLASS(3),
-    VC_CLASS(4), VC_CLASS(5), VC_CLASS(6), VC_CLASS(7)
+    VC_CLASS(0), VC_CLASS(1), VC_CLASS(2), VC_CLASS(3), VC_CLASS(4)
 };
 
 /* The class of a capacity (a power of two times 4), or VC_POOL_CLASSES. */
