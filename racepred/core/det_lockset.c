@@ -80,10 +80,8 @@ static bool same_locks(const ls_set *s, const uint64_t *locks, uint32_t n)
 static uint32_t add_set(ls_detector *d, const uint64_t *locks, uint32_t n, uint64_t hash,
                         uint32_t next)
 {
-    if (d->n_sets == d->cap_sets) {
-        d->cap_sets = d->cap_sets == 0 ? 16 : 2 * d->cap_sets;
-        d->sets = rp_realloc("rp.lockset.sets", d->sets, d->cap_sets * sizeof(ls_set));
-    }
+    d->sets = rp_array_reserve_from("rp.lockset.sets", d->sets, d->n_sets, &d->cap_sets,
+                                    sizeof(ls_set), 16);
     ls_set *s = &d->sets[d->n_sets];
     s->locks = rp_malloc("rp.lockset.locks", n * sizeof(uint64_t));
     rp_memcpy(s->locks, locks, n * sizeof(uint64_t));

@@ -230,10 +230,8 @@ static void wdp_acquire(void *self, const rp_event *e)
     vc_join(c, objclocks_get(&d->c_read_released, e->obj));
     csrules_acquire(d->cs, e->tid, e->obj, vc_get(c, e->tid));
     locksets_acquire(d->locksets, e->tid, e->obj, false);
-    if (t->n_open == t->cap_open) {
-        t->cap_open = t->cap_open == 0 ? 4 : 2 * t->cap_open;
-        t->open = rp_realloc("rp.wdp.open", t->open, t->cap_open * sizeof(wdp_section));
-    }
+    t->open = rp_array_reserve_from("rp.wdp.open", t->open, t->n_open, &t->cap_open,
+                                    sizeof(wdp_section), 4);
     wdp_section *s = &t->open[t->n_open++];
     s->lock = e->obj;
     rp_memset(&s->writes, 0, sizeof s->writes);

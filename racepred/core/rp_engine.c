@@ -14,6 +14,7 @@
  */
 #include "rp_engine.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_window.h"
 
@@ -86,11 +87,8 @@ static void collect(void *ctx, const rp_race *race)
         forward(r, &copy, found_by);
         return;
     }
-    if (r->n_pending == r->cap_pending) {
-        r->cap_pending = r->cap_pending == 0 ? 8 : 2 * r->cap_pending;
-        r->pending = rp_realloc("rp.engine.pending", r->pending,
-                                r->cap_pending * sizeof *r->pending);
-    }
+    r->pending = rp_array_reserve_from("rp.engine.pending", r->pending, r->n_pending,
+                                       &r->cap_pending, sizeof *r->pending, 8);
     r->pending[r->n_pending].race = copy;
     r->pending[r->n_pending].found_by = found_by;
     r->n_pending++;

@@ -55,10 +55,8 @@ static bool same_entries(const lk_set *s, const lk_entry *locks, uint32_t n)
 
 static uint32_t add_set(rp_locksets *ls, const lk_entry *locks, uint32_t n, uint32_t next)
 {
-    if (ls->n_sets == ls->cap_sets) {
-        ls->cap_sets = ls->cap_sets == 0 ? 16 : 2 * ls->cap_sets;
-        ls->sets = rp_realloc("rp.locksets.sets", ls->sets, ls->cap_sets * sizeof(lk_set));
-    }
+    ls->sets = rp_array_reserve_from("rp.locksets.sets", ls->sets, ls->n_sets, &ls->cap_sets,
+                                     sizeof(lk_set), 16);
     lk_set *s = &ls->sets[ls->n_sets];
     s->locks = rp_malloc("rp.locksets.locks", (n + 1) * sizeof(lk_entry));
     if (n != 0)
@@ -110,10 +108,8 @@ static bool held_at(const lk_held *h, uint32_t i, uint64_t lock, bool shared)
 
 static void held_insert(lk_held *h, uint32_t i, uint64_t lock, bool shared)
 {
-    if (h->n == h->cap) {
-        h->cap = h->cap == 0 ? 4 : 2 * h->cap;
-        h->locks = rp_realloc("rp.locksets.held", h->locks, h->cap * sizeof(lk_entry));
-    }
+    h->locks = rp_array_reserve_from("rp.locksets.held", h->locks, h->n, &h->cap,
+                                     sizeof(lk_entry), 4);
     for (uint32_t j = h->n; j > i; j--)
         h->locks[j] = h->locks[j - 1];
     h->locks[i].lock = lock;

@@ -3,6 +3,7 @@
  */
 #include "rp_offline.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_sort.h"
 #include "rp_u64map.h"
@@ -12,10 +13,7 @@
 
 void u64vec_push(rp_u64vec *vec, uint64_t value)
 {
-    if (vec->n == vec->cap) {
-        vec->cap = vec->cap == 0 ? 64 : 2 * vec->cap;
-        vec->v = rp_realloc("rp.offline.vec", vec->v, vec->cap * sizeof *vec->v);
-    }
+    vec->v = rp_array_reserve_from("rp.offline.vec", vec->v, vec->n, &vec->cap, sizeof *vec->v, 64);
     vec->v[vec->n++] = value;
 }
 

@@ -136,11 +136,8 @@ bool repeats_list_rewrite(rp_repeats *r, rp_tid_t tid, rp_repeat_slot *s, uint64
 {
     rp_assert(r->n_rewritten == 0 || r->rewriter == tid);
     s->stamp |= RP_REPEATS_REWRITTEN;
-    if (r->n_rewritten == r->cap_rewritten) {
-        r->cap_rewritten = r->cap_rewritten == 0 ? 256 : 2 * r->cap_rewritten;
-        r->rewritten = rp_realloc("rp.repeats.rewritten", r->rewritten,
-                                  r->cap_rewritten * sizeof *r->rewritten);
-    }
+    r->rewritten = rp_array_reserve_from("rp.repeats.rewritten", r->rewritten, r->n_rewritten,
+                                         &r->cap_rewritten, sizeof *r->rewritten, 256);
     r->rewriter = tid;
     r->rewritten[r->n_rewritten++] = addr >> RP_SHADOW_GRANULE_BITS;
     return r->n_rewritten >= RP_REPEATS_MAX_REWRITTEN;

@@ -5,6 +5,7 @@
  */
 #include "rp_segment.h"
 
+#include "rp_array.h"
 #include "rp_offline.h"
 #include "rp_shim.h"
 
@@ -43,10 +44,7 @@ static bool tid_set_has(const tid_set *s, rp_tid_t t)
 
 static void tid_set_add(tid_set *s, rp_tid_t t)
 {
-    if (s->n == s->cap) {
-        s->cap = s->cap == 0 ? 2 : 2 * s->cap;
-        s->tid = rp_realloc("rp.segment.tids", s->tid, s->cap * sizeof *s->tid);
-    }
+    s->tid = rp_array_reserve_from("rp.segment.tids", s->tid, s->n, &s->cap, sizeof *s->tid, 2);
     s->tid[s->n++] = t;
 }
 
@@ -246,10 +244,8 @@ static uint32_t new_use(rp_segments *s)
         k = s->free_use - 1;
         s->free_use = s->uses[k].next;
     } else {
-        if (s->n_uses == s->cap_uses) {
-            s->cap_uses = s->cap_uses == 0 ? 256 : 2 * s->cap_uses;
-            s->uses = rp_realloc("rp.segment.uses", s->uses, s->cap_uses * sizeof *s->uses);
-        }
+        s->uses = rp_array_reserve_from("rp.segment.uses", s->uses, s->n_uses, &s->cap_uses,
+                                        sizeof *s->uses, 256);
         k = s->n_uses++;
     }
     rp_memset(&s->uses[k], 0, sizeof s->uses[k]);

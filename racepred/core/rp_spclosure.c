@@ -18,6 +18,7 @@
  */
 #include "rp_spclosure.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_sort.h"
 #include "rp_u64map.h"
@@ -80,10 +81,7 @@ typedef struct u32vec {
 
 static void vec_push(u32vec *x, uint32_t v)
 {
-    if (x->n == x->cap) {
-        x->cap = x->cap == 0 ? 256 : 2 * x->cap;
-        x->v = rp_realloc("rp.spc", x->v, x->cap * sizeof *x->v);
-    }
+    x->v = rp_array_reserve_from("rp.spc", x->v, x->n, &x->cap, sizeof *x->v, 256);
     x->v[x->n++] = v;
 }
 
@@ -303,10 +301,8 @@ static void log_lock(rp_spc *s, uint32_t l)
     spc_lock *lk = &s->locks[l];
     if (!s->saving || lk->saved_in == s->epoch)
         return;
-    if (s->n_undo == s->cap_undo) {
-        s->cap_undo = s->cap_undo == 0 ? 64 : 2 * s->cap_undo;
-        s->undo = rp_realloc("rp.spc.undo", s->undo, s->cap_undo * sizeof *s->undo);
-    }
+    s->undo = rp_array_reserve_from("rp.spc.undo", s->undo, s->n_undo, &s->cap_undo,
+                                    sizeof *s->undo, 64);
     s->undo[s->n_undo].lock = l;
     s->undo[s->n_undo++].old = *lk;
     lk->saved_in = s->epoch;

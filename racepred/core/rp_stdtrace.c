@@ -6,6 +6,7 @@
  */
 #include "rp_stdtrace.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_u64map.h"
 
@@ -58,10 +59,7 @@ static uint32_t intern(names *t, const char *s, size_t len)
     for (uint32_t i = 0; k != 0 && i < t->n; i++)   /* hash collision */
         if (same(s, len, t->v[i]))
             return i;
-    if (t->n == t->cap) {
-        t->cap = t->cap == 0 ? 16 : 2 * t->cap;
-        t->v = rp_realloc("rp.std", t->v, t->cap * sizeof *t->v);
-    }
+    t->v = rp_array_reserve_from("rp.std", t->v, t->n, &t->cap, sizeof *t->v, 16);
     char *copy = rp_malloc("rp.std", len + 1);
     rp_memcpy(copy, s, len);
     copy[len] = '\0';

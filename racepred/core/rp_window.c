@@ -3,6 +3,7 @@
  */
 #include "rp_window.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_spclosure.h"
 #include "rp_trcone.h"
@@ -94,10 +95,7 @@ static void held_apply(held_set *h, const rp_wevent *e)
     uint8_t k = wkind(e);
     bool shared = k == RP_EV_ACQUIRE_SHARED || k == RP_EV_RELEASE_SHARED;
     if (k == RP_EV_ACQUIRE || k == RP_EV_ACQUIRE_SHARED) {
-        if (h->n == h->cap) {
-            h->cap = h->cap == 0 ? 16 : 2 * h->cap;
-            h->v = rp_realloc("rp.window.held", h->v, h->cap * sizeof *h->v);
-        }
+        h->v = rp_array_reserve_from("rp.window.held", h->v, h->n, &h->cap, sizeof *h->v, 16);
         h->v[h->n].obj = e->obj;
         h->v[h->n].tid = e->tid;
         h->v[h->n].shared = shared;
@@ -476,10 +474,8 @@ static void keep_ids(rp_window *w, const attempt *a, const rp_witness *wit)
     for (uint32_t k = 0; k < wit->n; k++) {
         if (wit->events[k] < a->n_base)
             continue;
-        if (w->n_ids == w->cap_ids) {
-            w->cap_ids = w->cap_ids == 0 ? 64 : 2 * w->cap_ids;
-            w->ids = rp_realloc("rp.window.ids", w->ids, w->cap_ids * sizeof *w->ids);
-        }
+        w->ids = rp_array_reserve_from("rp.window.ids", w->ids, w->n_ids, &w->cap_ids,
+                                       sizeof *w->ids, 64);
         w->ids[w->n_ids++] = a->log[wit->events[k]].id;
     }
 }

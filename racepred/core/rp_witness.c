@@ -12,6 +12,7 @@
  */
 #include "rp_witness.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 #include "rp_sort.h"
 #include "rp_u64map.h"
@@ -40,10 +41,8 @@ void witness_clear(rp_witness *w)
 
 void witness_push(rp_witness *w, uint32_t event)
 {
-    if (w->n == w->cap) {
-        w->cap = w->cap == 0 ? 64 : 2 * w->cap;
-        w->events = rp_realloc("rp.witness", w->events, w->cap * sizeof *w->events);
-    }
+    w->events = rp_array_reserve_from("rp.witness", w->events, w->n, &w->cap,
+                                      sizeof *w->events, 64);
     w->events[w->n++] = event;
 }
 
@@ -191,10 +190,7 @@ typedef struct dep_builder {
 
 static void dep_push(dep_builder *b, uint32_t v)
 {
-    if (b->n == b->cap) {
-        b->cap = b->cap == 0 ? 256 : 2 * b->cap;
-        b->deps = rp_realloc("rp.wcheck.deps", b->deps, b->cap * sizeof *b->deps);
-    }
+    b->deps = rp_array_reserve_from("rp.wcheck.deps", b->deps, b->n, &b->cap, sizeof *b->deps, 256);
     b->deps[b->n++] = v;
 }
 
