@@ -14,6 +14,8 @@
 #   ended threads       detached workers that exited hold no critical-section
 #                       history back (-v: at most a few workers' sections kept
 #                       at once);
+#   many threads        racy_thread_churn (201 threads: clocks in shared
+#                       blocks) reports its one race under every detector;
 #   every program       stdout and exit code the same as a native run
 #                       (racy ones: the same stdout); the behaviour
 #                       programs (fork and exec, signals, 1,000 threads,
@@ -722,6 +724,24 @@ if built detached_lockers; then
         else
             fail "detached_lockers under $d: at most '$peak' sections kept at once (exit code $rc), expected 1 to 24999"
             grep 'racepred:' "$tmp/err"
+        fi
+    done
+fi
+
+# Clocks past 64 threads (shared pages and blocks, rp_vc.h) under every
+# detector: racy_thread_churn's one race, between main's read and thread
+# #202's write, and nothing else.
+if built racy_thread_churn; then
+    for d in hb shb lockset wcp dc wdc sdp wdp syncp m2 osr; do
+        run_tool -q --error-exitcode=42 --detector="$d" "$progs/racy_thread_churn"
+        races=$(grep -c 'Data race' "$tmp/err")
+        if [ "$rc" -eq 42 ] && [ "$races" -eq 1 ] \
+            && grep -q 'Data race .* during read of size 4 at .* by thread #1$' "$tmp/err" \
+            && grep -q 'conflicts with a previous write of size 4 by thread #202$' "$tmp/err"; then
+            pass "racy_thread_churn under $d: the one race"
+        else
+            fail "racy_thread_churn under $d: exit code $rc, $races races"
+            cat "$tmp/err"
         fi
     done
 fi
