@@ -212,8 +212,8 @@ static void random_op(rp_vc *v, uint32_t model[][MODEL_TIDS])
 /* Random sets, increments, joins, copies, clears and comparisons on
  * clocks that share pages and blocks (three pages at most), against plain
  * arrays: a write to a shared page or block that reached another clock,
- * or one freed while still held, shows as a wrong entry somewhere.  Flat clocks, then blocks from 8
- * entries, then blocks for every clock. */
+ * or one freed while still held, shows as a wrong entry somewhere.  Clocks
+ * flat up to 1,000 entries, then up to 8, then none flat. */
 static void test_random_against_model(void **state)
 {
     (void)state;
