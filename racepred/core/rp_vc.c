@@ -60,7 +60,7 @@ static rp_slab page_slab = {
  * yet, the zero page (all its blocks the zero block) for any such page, in
  * every clock at once; neither is ever freed. */
 static rp_vc_block zero_block;
-static rp_vc_page zero_page;
+static rp_vc_page zero_page = { 0, { [0 ... RP_VC_PAGE - 1] = &zero_block } };
 static uint64_t parts_in_use;
 
 uint64_t vc_blocks_in_use(void)
@@ -76,14 +76,6 @@ static bool is_blocked(const rp_vc *vc)
 static uint32_t pages_for(uint32_t len)
 {
     return (len + (1u << RP_VC_PAGE_SPAN_BITS) - 1) >> RP_VC_PAGE_SPAN_BITS;
-}
-
-static rp_vc_page *zero_page_get(void)
-{
-    if (zero_page.blocks[0] == NULL)
-        for (uint32_t i = 0; i < RP_VC_PAGE; i++)
-            zero_page.blocks[i] = &zero_block;
-    return &zero_page;
 }
 
 static rp_vc_block *block_share(rp_vc_block *b)
@@ -180,7 +172,7 @@ static void reserve_pages(rp_vc *vc, uint32_t n, bool exact)
         vc->cap = cap | RP_VC_BLOCKED;
     }
     for (uint32_t i = had; i < n; i++)
-        vc->u.pages[i] = zero_page_get();
+        vc->u.pages[i] = &zero_page;
 }
 
 /* A flat clock becomes blocked (its length is about to pass rp_vc_flat_max). */

@@ -15,9 +15,10 @@
 
 static void run_blocked(const char *detector, uint64_t seed)
 {
+    uint32_t flat_max = rp_vc_flat_max;
     rp_vc_flat_max = 0;
     assert_int_equal(oracle_run_random(detector, seed, 5000), 0);
-    rp_vc_flat_max = 64;
+    rp_vc_flat_max = flat_max;
     assert_int_equal(vc_blocks_in_use(), 0);
 }
 

@@ -219,6 +219,7 @@ static void test_random_against_model(void **state)
     (void)state;
     static uint32_t model[MODEL_CLOCKS][MODEL_TIDS];
     const uint32_t flat_max[] = { 1000, 8, 0 };
+    uint32_t flat_max_before = rp_vc_flat_max;
     for (unsigned k = 0; k < sizeof flat_max / sizeof flat_max[0]; k++) {
         rp_vc v[MODEL_CLOCKS];
         rp_vc_flat_max = flat_max[k];
@@ -236,7 +237,7 @@ static void test_random_against_model(void **state)
             vc_free(&v[c]);
         assert_int_equal(vc_blocks_in_use(), 0);
     }
-    rp_vc_flat_max = 64;
+    rp_vc_flat_max = flat_max_before;
 }
 
 /* A lock's last release keeps a copy of its releaser's clock; with 4,000
