@@ -143,8 +143,8 @@ void on_access(Bool is_write, Addr addr, UWord size, Addr site)
         on_access_slow(is_write, addr, size, site);
         return;
     }
-    rp_tool_emit(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
-                 (uint32_t)size, site | rp_site_current_tag);
+    rp_tool_emit_kept_access(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
+                             (uint32_t)size, site | rp_site_current_tag);
 }
 
 /* Everything but the common case, out of line (it tests the filter again).

@@ -26,11 +26,13 @@ ULong rp_tool_bulk_bytes(void);
  * lets the program run on undetected, saying so once (rp_main.c). */
 void rp_tool_stop_detection(void);
 
-/* Hands one event to the engine.  Events may arrive before the engine
- * exists (the root thread is created before the options are parsed);
- * nothing can depend on them yet, so they are dropped. */
-static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
-                                uint64_t obj, uint32_t size, uint64_t site)
+/* Hands one event to the engine, through its filter of repeats unless
+ * `kept` (an access the filter has just kept: rp_engine_kept_event).
+ * Events may arrive before the engine exists (the root thread is created
+ * before the options are parsed); nothing can depend on them yet, so they
+ * are dropped. */
+static inline void tool_emit(rp_event_kind kind, rp_tid_t tid, uint64_t obj, uint32_t size,
+                             uint64_t site, Bool kept)
 {
     rp_event e = { .obj = obj, .site = site, .tid = tid, .size = size,
                    .kind = (uint8_t)kind };
@@ -41,9 +43,25 @@ static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
         rp_tool_stop_detection();
         return;
     }
-    rp_engine_event(rp_tool_engine, &e);
+    if (kept)
+        rp_engine_kept_event(rp_tool_engine, &e);
+    else
+        rp_engine_event(rp_tool_engine, &e);
     if (rp_record_enabled)
         rp_record_event(&e);
+}
+
+static inline void rp_tool_emit(rp_event_kind kind, rp_tid_t tid,
+                                uint64_t obj, uint32_t size, uint64_t site)
+{
+    tool_emit(kind, tid, obj, size, site, False);
+}
+
+/* An access that rp_engine_drop_repeat has just not dropped. */
+static inline void rp_tool_emit_kept_access(rp_event_kind kind, rp_tid_t tid, uint64_t obj,
+                                            uint32_t size, uint64_t site)
+{
+    tool_emit(kind, tid, obj, size, site, True);
 }
 
 /* Whether [addr, addr + size) can be memory a program means: not past the

@@ -107,17 +107,12 @@ static inline bool rp_engine_drop_repeat(rp_engine *eng, rp_tid_t tid, uint64_t 
  * calls it itself after a join; the front end for a detached thread. */
 void rp_engine_thread_gone(rp_engine *eng, rp_tid_t tid);
 
-/* Assigns e->id (next position) and dispatches, unless e is a repeated
- * access or receive the filter drops (then it gets no id). */
-static inline void rp_engine_event(rp_engine *eng, rp_event *e)
+/* rp_engine_event for an event the filter keeps: an access that
+ * rp_engine_drop_repeat has just not dropped (the front end asks before it
+ * builds the event), or any event once rp_engine_event has asked. */
+static inline void rp_engine_kept_event(rp_engine *eng, rp_event *e)
 {
     if (eng->repeats != NULL) {
-        if (e->kind <= RP_EV_WRITE
-            && rp_engine_drop_repeat(eng, e->tid, e->obj, e->size, e->kind == RP_EV_WRITE,
-                                     true))
-            return;
-        if (e->kind == RP_EV_SYNC_RECV && repeats_recv_is_repeat(eng->repeats, e))
-            return;
         if (repeats_flush_due(eng->repeats, e))
             rp_engine_flush_rewrites(eng);
         repeats_note(eng->repeats, e);
@@ -129,6 +124,21 @@ static inline void rp_engine_event(rp_engine *eng, rp_event *e)
         rp_engine_dispatch(eng, e);
     if (e->kind == RP_EV_JOIN)
         rp_engine_thread_gone(eng, (rp_tid_t)e->obj);
+}
+
+/* Assigns e->id (next position) and dispatches, unless e is a repeated
+ * access or receive the filter drops (then it gets no id). */
+static inline void rp_engine_event(rp_engine *eng, rp_event *e)
+{
+    if (eng->repeats != NULL) {
+        if (e->kind <= RP_EV_WRITE
+            && rp_engine_drop_repeat(eng, e->tid, e->obj, e->size, e->kind == RP_EV_WRITE,
+                                     true))
+            return;
+        if (e->kind == RP_EV_SYNC_RECV && repeats_recv_is_repeat(eng->repeats, e))
+            return;
+    }
+    rp_engine_kept_event(eng, e);
 }
 
 /* Thread tid has exited (see rp_detector_ops.thread_end): every
