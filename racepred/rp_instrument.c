@@ -168,6 +168,13 @@ void rp_instrument_set_engine(rp_engine *eng)
 {
     filter = eng != NULL ? eng->repeats : NULL;
     filter_lists_rewrites = eng != NULL && eng->window != NULL;
+    rp_instrument_switched();
+}
+
+void rp_instrument_switched(void)
+{
+    if (filter != NULL)
+        repeats_set_current(filter, rp_threads_current);
 }
 
 /* The common case alone, calling nothing, so that the helpers need no
@@ -182,7 +189,7 @@ Bool repeat_needs_nothing(Bool is_write, Addr addr, UWord size)
 
     if (UNLIKELY(filter == NULL))
         return False;
-    s = repeats_slot_cached(filter, rp_threads_current, addr, (uint32_t)size, is_write);
+    s = repeats_slot_cached(filter, addr, (uint32_t)size, is_write);
     if (s == NULL)
         return False;
     if (is_write && filter_lists_rewrites && (s->stamp & RP_REPEATS_REWRITTEN) == 0

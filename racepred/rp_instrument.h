@@ -36,6 +36,10 @@ extern ULong rp_instrument_spin_variables;
 struct rp_engine;
 void rp_instrument_set_engine(struct rp_engine *eng);
 
+/* The running thread (rp_threads_current) has changed: the filter's test
+ * reads its stamp. */
+void rp_instrument_switched(void);
+
 /* The preload's announcing nops are listed in [first, last) (its
  * PRELOAD_HELLO, rp_preload.h): from now on each calls rp_libc_access
  * with the values in its registers. */

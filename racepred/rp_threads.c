@@ -157,6 +157,7 @@ static void switch_to(ThreadId tid)
     rp_history_stale = 1;
     rp_instrument_yield = 0;
     rp_stacks_switch(tid);
+    rp_instrument_switched();
 }
 
 static void on_start_client_code(ThreadId tid, ULong blocks_done)

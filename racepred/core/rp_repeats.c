@@ -11,6 +11,7 @@ rp_repeats *repeats_create(void)
     shadow_set_release(&r->shadow, NULL, NULL);
     u64map_init(&r->sends);
     u64map_init(&r->seen_before_wrap);
+    r->current = RP_REPEATS_NO_THREAD;
     return r;
 }
 
@@ -53,9 +54,24 @@ static uint16_t next_stamp(rp_repeats *r)
         shadow_init(&r->shadow, sizeof(rp_repeat_slot));
         shadow_set_release(&r->shadow, NULL, NULL);
         rp_memset(r->stamp, 0, r->n_threads * sizeof *r->stamp);
+        r->current_stamp = 0;
         r->last_stamp = 0;
     }
     return ++r->last_stamp;
+}
+
+/* Every change of a thread's stamp goes through here (see current_stamp). */
+static void set_stamp(rp_repeats *r, rp_tid_t tid, uint16_t stamp)
+{
+    r->stamp[tid] = stamp;
+    if (tid == r->current)
+        r->current_stamp = stamp;
+}
+
+void repeats_set_current(rp_repeats *r, rp_tid_t tid)
+{
+    r->current = tid;
+    r->current_stamp = tid < r->n_threads ? r->stamp[tid] : 0;
 }
 
 /* Makes room for thread tid's stamp and receives. */
@@ -75,7 +91,7 @@ static uint16_t thread_stamp(rp_repeats *r, rp_tid_t tid)
     if (tid >= r->n_threads)
         add_thread(r, tid);
     if (r->stamp[tid] == 0)
-        r->stamp[tid] = next_stamp(r);
+        set_stamp(r, tid, next_stamp(r));
     return r->stamp[tid];
 }
 
@@ -84,7 +100,7 @@ static uint16_t thread_stamp(rp_repeats *r, rp_tid_t tid)
 static void new_span(rp_repeats *r, rp_tid_t tid)
 {
     if (tid < r->n_threads)
-        r->stamp[tid] = 0;
+        set_stamp(r, tid, 0);
 }
 
 /* Records the bytes of access e under its thread's stamp, granule by

@@ -133,6 +133,11 @@ typedef struct rp_repeats {
     uint64_t recvs_dropped;
     uint32_t n_threads, cap_stamps, cap_seen;
     uint16_t last_stamp;
+    /* The thread the front end runs (repeats_set_current) and its stamp,
+     * kept equal to stamp[current] (0: none yet) wherever that changes:
+     * the front end's test (repeats_slot_cached) reads this one field. */
+    uint16_t current_stamp;
+    rp_tid_t current;
     uint64_t dropped;      /* repeats dropped so far */
     /* Granules marked rewritten, all by one thread (see above). */
     uint64_t *rewritten;
@@ -149,12 +154,12 @@ typedef void (*rp_rewrite_fn)(void *ctx, rp_tid_t tid, uint64_t addr, uint32_t s
 rp_repeats *repeats_create(void);
 void repeats_destroy(rp_repeats *r);
 
-/* Slot s (of the granule of addr) when an access of tid within that
- * granule repeats, else NULL. */
-static inline rp_repeat_slot *repeats_test(const rp_repeats *r, rp_repeat_slot *s, rp_tid_t tid,
-                                           uint64_t addr, uint32_t size, bool is_write)
+/* Slot s (of the granule of addr) when an access within that granule of
+ * the thread whose stamp is `stamp` repeats, else NULL. */
+static inline rp_repeat_slot *repeats_test(rp_repeat_slot *s, uint16_t stamp, uint64_t addr,
+                                           uint32_t size, bool is_write)
 {
-    if ((s->stamp & ~RP_REPEATS_REWRITTEN) != r->stamp[tid])
+    if ((s->stamp & ~RP_REPEATS_REWRITTEN) != stamp)
         return NULL;
     uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
     uint8_t mask = (uint8_t)(((1u << size) - 1) << offset);
@@ -163,12 +168,11 @@ static inline rp_repeat_slot *repeats_test(const rp_repeats *r, rp_repeat_slot *
     return s;
 }
 
-/* Whether an access lies within one granule and its thread has a stamp. */
-static inline bool repeats_testable(const rp_repeats *r, rp_tid_t tid, uint64_t addr,
-                                    uint32_t size)
+/* Whether an access lies within one granule. */
+static inline bool repeats_within_granule(uint64_t addr, uint32_t size)
 {
     uint32_t offset = (uint32_t)(addr & (RP_SHADOW_GRANULE_SIZE - 1));
-    return size - 1u < RP_SHADOW_GRANULE_SIZE - offset && tid < r->n_threads;
+    return size - 1u < RP_SHADOW_GRANULE_SIZE - offset;
 }
 
 /* The filter's slot of granule if its chunk is in the shadow's cache,
@@ -182,17 +186,24 @@ static inline rp_repeat_slot *repeats_cached_slot(const rp_repeats *r, uint64_t 
     return (rp_repeat_slot *)c->slots + (granule & (RP_SHADOW_CHUNK_GRANULES - 1));
 }
 
-/* The slot of an access within one granule when it repeats, uncounted,
- * found through the shadow's cache only: NULL if it is no repeat, spans
- * two granules or its chunk is not in the cache (the front end's inline
- * test, which calls nothing; repeats_slot_of then looks further). */
-static inline rp_repeat_slot *repeats_slot_cached(rp_repeats *r, rp_tid_t tid, uint64_t addr,
-                                                  uint32_t size, bool is_write)
+/* No thread runs yet (current, until repeats_set_current). */
+#define RP_REPEATS_NO_THREAD UINT32_MAX
+
+/* The front end runs thread tid from now on (see current_stamp). */
+void repeats_set_current(rp_repeats *r, rp_tid_t tid);
+
+/* The slot of an access of the current thread (repeats_set_current)
+ * within one granule when it repeats, uncounted, found through the
+ * shadow's cache only: NULL if it is no repeat, spans two granules or its
+ * chunk is not in the cache (the front end's inline test, which calls
+ * nothing; repeats_slot_of then looks further). */
+static inline rp_repeat_slot *repeats_slot_cached(rp_repeats *r, uint64_t addr, uint32_t size,
+                                                  bool is_write)
 {
-    if (!repeats_testable(r, tid, addr, size))
+    if (!repeats_within_granule(addr, size))
         return NULL;
     rp_repeat_slot *s = repeats_cached_slot(r, addr >> RP_SHADOW_GRANULE_BITS);
-    return s == NULL ? NULL : repeats_test(r, s, tid, addr, size, is_write);
+    return s == NULL ? NULL : repeats_test(s, r->current_stamp, addr, size, is_write);
 }
 
 /* The slot of an access within one granule when it repeats, uncounted;
@@ -204,13 +215,13 @@ static inline rp_repeat_slot *repeats_slot_cached(rp_repeats *r, rp_tid_t tid, u
 static inline rp_repeat_slot *repeats_slot_of(rp_repeats *r, rp_tid_t tid, uint64_t addr,
                                               uint32_t size, bool is_write)
 {
-    if (!repeats_testable(r, tid, addr, size))
+    if (!repeats_within_granule(addr, size) || tid >= r->n_threads)
         return NULL;
     uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
     rp_repeat_slot *s = repeats_cached_slot(r, granule);
     if (s == NULL && (s = shadow_find_refill(&r->shadow, granule)) == NULL)
         return NULL;
-    return repeats_test(r, s, tid, addr, size, is_write);
+    return repeats_test(s, r->stamp[tid], addr, size, is_write);
 }
 
 /* The slot of a repeated access within one granule, counted, or NULL.

@@ -93,12 +93,56 @@ static void test_repeats_found_past_the_shadow_cache(void **state)
     uint64_t a = BASE, b = BASE + RP_SHADOW_CACHE_ENTRIES * RP_SHADOW_CHUNK_BYTES;
     assert_false(feed(r, harness_event(RP_EV_WRITE, 0, a, 8)));
     assert_false(feed(r, harness_event(RP_EV_WRITE, 0, b, 8)));          /* a's cache entry */
-    assert_null(repeats_slot_cached(r, 0, a, 8, true));
+    repeats_set_current(r, 0);
+    assert_null(repeats_slot_cached(r, a, 8, true));
     assert_true(feed(r, harness_event(RP_EV_READ, 0, a, 4)));
-    assert_non_null(repeats_slot_cached(r, 0, a, 8, true));              /* refilled */
+    assert_non_null(repeats_slot_cached(r, a, 8, true));                 /* refilled */
     assert_true(feed(r, harness_event(RP_EV_WRITE, 0, b, 8)));
-    assert_null(repeats_slot_cached(r, 1, b, 8, true));                  /* thread 1: none */
+    repeats_set_current(r, 1);
+    assert_null(repeats_slot_cached(r, b, 8, true));                     /* thread 1: none */
     repeats_destroy(r);
+}
+
+/* The front end's test (repeats_slot_cached, the running thread's stamp
+ * kept in one field) against the engine's (repeats_slot_of, the table),
+ * on random runs of three threads that switch at random: the same slot
+ * whenever the granule's chunk is cached, through new spans, stamps that
+ * wrap (a small counter start makes them wrap within a run), threads
+ * that start after the switch to them, and forgets. */
+static void test_current_stamp_follows_the_table(void **state)
+{
+    (void)state;
+    srand(7);
+    for (int run = 0; run < 200; run++) {
+        rp_repeats *r = repeats_create();
+        r->last_stamp = (uint16_t)(RP_REPEATS_REWRITTEN - 1 - (uint32_t)(rand() % 64));
+        rp_tid_t current = (rp_tid_t)(rand() % 3);
+        repeats_set_current(r, current);
+        for (int step = 0; step < 2000; step++) {
+            int what = rand() % 100;
+            uint64_t addr = BASE + (uint64_t)(rand() % 256);
+            uint32_t size = 1u << (rand() % 4);
+            bool is_write = rand() % 2 == 0;
+            rp_tid_t tid = rand() % 4 == 0 ? (rp_tid_t)(rand() % 3) : current;
+            if (what < 5) {
+                current = (rp_tid_t)(rand() % 3);
+                repeats_set_current(r, current);
+            } else if (what < 12) {
+                feed(r, harness_event(RP_EV_ACQUIRE, tid, 99, 0));
+            } else if (what < 14) {
+                repeats_forget(r, addr, size);
+            } else {
+                feed(r, harness_event(is_write ? RP_EV_WRITE : RP_EV_READ, tid, addr, size));
+            }
+            uint64_t probe = BASE + (uint64_t)(rand() % 256);
+            uint32_t probe_size = 1u << (rand() % 4);
+            rp_repeat_slot *cached = repeats_slot_cached(r, probe, probe_size, is_write);
+            rp_repeat_slot *found = repeats_slot_of(r, current, probe, probe_size, is_write);
+            if (cached != NULL || repeats_cached_slot(r, probe >> RP_SHADOW_GRANULE_BITS) != NULL)
+                assert_ptr_equal(cached, found);
+        }
+        repeats_destroy(r);
+    }
 }
 
 static void test_other_thread_sync_and_forget_end_repeats(void **state)
@@ -442,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_drops_only_covered_repeats),
         cmocka_unit_test(test_ranges_repeat_granule_by_granule),
         cmocka_unit_test(test_repeats_found_past_the_shadow_cache),
+        cmocka_unit_test(test_current_stamp_follows_the_table),
         cmocka_unit_test(test_other_thread_sync_and_forget_end_repeats),
         cmocka_unit_test(test_receive_repeats_until_a_send),
         cmocka_unit_test(test_stamps_that_wrap_alias_nothing),
