@@ -51,6 +51,7 @@
  * rp_history_stale (rp_history.h); approx and none use the plain helpers.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_guest.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_machine.h"
@@ -79,19 +80,38 @@ static ULong engine_sends(void)
     return eng != NULL && eng->repeats != NULL ? eng->repeats->n_sends + 1 : 0;
 }
 
-UChar rp_instrument_yield;
+/* Blocks a thread runs on after a spin-loop hint (Ijk_Yield) before the
+ * core ends its timeslice. */
+#define YIELD_WITHIN_BLOCKS 300u
+
+/* Ends the running thread's timeslice within YIELD_WITHIN_BLOCKS blocks,
+ * as a spin-loop hint does, without a test in every block: the core keeps
+ * the blocks a thread has left in its guest state (host_EvC_COUNTER),
+ * which each block's event check counts down, and ends the timeslice at
+ * zero. */
+static void yield_soon(void)
+{
+    PtrdiffT at = offsetof(VexGuestArchState, host_EvC_COUNTER);
+    UInt left;
+
+    VG_(get_shadow_regs_area)(rp_threads_current_vg, (UChar *)&left, 0, at, sizeof left);
+    if (left <= YIELD_WITHIN_BLOCKS)
+        return;
+    left = YIELD_WITHIN_BLOCKS;
+    VG_(set_shadow_regs_area)(rp_threads_current_vg, 0, at, sizeof left, (const UChar *)&left);
+}
 
 /* Whether a plain load repeats the last poll (rp_atomics.h): a receive
  * the engine would drop, of an address still marked.  Then the thread
  * spins on a variable that no other thread can change while it holds the
- * CPU: it yields (rp_instrument_yield). */
+ * CPU: it yields. */
 static Bool polled_again(Addr addr)
 {
     ULong sends = engine_sends();
 
     if (sends == 0 || !rp_atomics_polled(rp_threads_current, addr, sends))
         return False;
-    rp_instrument_yield = 1;
+    yield_soon();
     return True;
 }
 
@@ -659,23 +679,6 @@ static void add_history_stale(IRSB *sb, IRJumpKind jk)
                                    IRExpr_Const(IRConst_U8(1))));
 }
 
-/* At the start of a superblock: if rp_instrument_yield is set, leave at
- * once (to `start`, the block's first instruction, nothing of it done)
- * with Ijk_Yield, the jump kind of a spin-loop hint, on which the core
- * ends the thread's timeslice within 300 blocks. */
-static void add_yield_check(IRSB *sb, Addr start, Int offset_IP, IRType word_ty)
-{
-    IRExpr *flag = new_tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8,
-                                                   mkIRExpr_HWord((HWord)&rp_instrument_yield)));
-    IRExpr *set = new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, flag,
-                                                   IRExpr_Const(IRConst_U8(0))));
-
-    addStmtToIRSB(sb, IRStmt_Exit(set, Ijk_Yield,
-                                  word_ty == Ity_I64 ? IRConst_U64(start)
-                                                     : IRConst_U32((UInt)start),
-                                  offset_IP));
-}
-
 /* The memory effects of one statement, as helper calls appended to `sb`. */
 static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
                         Addr site, Bool want_branches, Bool spin_read)
@@ -786,6 +789,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
     const Bool *spin_now = NULL;
 
     (void)closure;
+    (void)vge;
     (void)archinfo_host;
     if (gWordTy != hWordTy)
         VG_(tool_panic)("racepred: host and guest word sizes differ");
@@ -802,8 +806,6 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
         rp_blockrep_note(sb_in->stmts[i]);
         addStmtToIRSB(sb_out, sb_in->stmts[i]);
     }
-    if (!rp_instrument_floor)
-        add_yield_check(sb_out, (Addr)vge->base[0], layout->offset_IP, gWordTy);
     if (rp_instrument_spin_loops && !rp_instrument_floor) {
         if ((UInt)sb_in->stmts_used >= spin_cap)
             spin = rp_tool_grow_zeroed("rp.instrument.spin", spin, &spin_cap,

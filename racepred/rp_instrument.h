@@ -17,14 +17,6 @@ extern Bool rp_instrument_floor;
  * get no helper call (rp_blockrep.h; default yes). */
 extern Bool rp_instrument_block_repeats;
 
-/* Set when the running thread repeats a poll (rp_atomics.h): it spins on
- * a variable no other thread can change while it holds the CPU.  The
- * next superblock it enters first exits with Ijk_Yield, so that its
- * timeslice ends within 300 blocks instead of 100,000 and the thread it
- * waits for runs sooner.  Cleared whenever a thread gets the CPU
- * (rp_threads.c). */
-extern UChar rp_instrument_yield;
-
 /* --spin-loops: whether a load a spin loop polls is synchronisation
  * (rp_spin.h; default yes), and how many variables such loads made
  * synchronisation variables. */

@@ -155,7 +155,6 @@ static void switch_to(ThreadId tid)
     rp_threads_current_ignores = ignores_of(&threads[rp_threads_current]);
     rp_site_current_tag = rp_locks_tag(rp_threads_current);
     rp_history_stale = 1;
-    rp_instrument_yield = 0;
     rp_stacks_switch(tid);
     rp_instrument_switched();
 }
