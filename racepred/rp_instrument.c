@@ -88,7 +88,9 @@ static ULong engine_sends(void)
  * as a spin-loop hint does, without a test in every block: the core keeps
  * the blocks a thread has left in its guest state (host_EvC_COUNTER),
  * which each block's event check counts down, and ends the timeslice at
- * zero. */
+ * zero (counting the blocks cut as run: only its statistics see that).
+ * Outside the translated code (a system call's accesses) the write is
+ * lost, since the core sets the counter afresh when the thread runs on. */
 static void yield_soon(void)
 {
     PtrdiffT at = offsetof(VexGuestArchState, host_EvC_COUNTER);
