@@ -5,7 +5,8 @@
  * statement and, in front of each statement that touches client memory,
  * adds a call to a "dirty helper": a C function of the tool that runs when
  * the translated code does.  The helper builds an rp_event and gives it to
- * the engine.  Each call carries the access's address and size, and the
+ * the engine.  Each call carries the access's address and size (a size of
+ * 1, 2, 4 or 8 bytes is the helper's own: one helper per size), and the
  * guest address of the machine instruction it belongs to (the `site`, from
  * the Ist_IMark that opens every instruction), which reports turn back
  * into a function name and source line.
