@@ -231,21 +231,44 @@ void on_shared_access(Bool is_write, Addr addr, UWord size, Addr site)
     on_access_rest(is_write, addr, size, site);
 }
 
-static inline __attribute__((always_inline))
-void on_plain_access(Bool is_write, Addr addr, UWord size, Addr site)
+/* --history-level=full: the callers are noted first if stale (the guest
+ * IP first set to the access's instruction: declare_stack_reads). */
+static void note_history(Addr site)
 {
-    if (!rp_stacks_is_private(addr, size))
-        on_shared_access(is_write, addr, size, site);
+    VG_(set_IP)(rp_threads_current_vg, site);
+    rp_history_note(rp_tool_engine != NULL
+                    ? rp_engine_event_count(rp_tool_engine) + 1 : 0);
+}
+
+/* A plain load or store; `full`: of --history-level=full. */
+static inline __attribute__((always_inline))
+void on_plain_access(Bool full, Bool is_write, Addr addr, UWord size, Addr site)
+{
+    if (rp_stacks_is_private(addr, size))
+        return;
+    if (full && UNLIKELY(rp_history_stale))
+        note_history(site);
+    on_shared_access(is_write, addr, size, site);
 }
 
 static VG_REGPARM(3) void on_read(Addr addr, UWord size, Addr site)
 {
-    on_plain_access(False, addr, size, site);
+    on_plain_access(False, False, addr, size, site);
 }
 
 static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 {
-    on_plain_access(True, addr, size, site);
+    on_plain_access(False, True, addr, size, site);
+}
+
+static VG_REGPARM(3) void on_read_full(Addr addr, UWord size, Addr site)
+{
+    on_plain_access(True, False, addr, size, site);
+}
+
+static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
+{
+    on_plain_access(True, True, addr, size, site);
 }
 
 /* The same for each common size, the size a constant of the helper: the
@@ -254,11 +277,19 @@ static VG_REGPARM(3) void on_write(Addr addr, UWord size, Addr site)
 #define SIZED_HELPERS(n)                                                   \
     static VG_REGPARM(2) void on_read##n(Addr addr, Addr site)             \
     {                                                                      \
-        on_plain_access(False, addr, n, site);                             \
+        on_plain_access(False, False, addr, n, site);                      \
     }                                                                      \
     static VG_REGPARM(2) void on_write##n(Addr addr, Addr site)            \
     {                                                                      \
-        on_plain_access(True, addr, n, site);                              \
+        on_plain_access(False, True, addr, n, site);                       \
+    }                                                                      \
+    static VG_REGPARM(2) void on_read_full##n(Addr addr, Addr site)        \
+    {                                                                      \
+        on_plain_access(True, False, addr, n, site);                       \
+    }                                                                      \
+    static VG_REGPARM(2) void on_write_full##n(Addr addr, Addr site)       \
+    {                                                                      \
+        on_plain_access(True, True, addr, n, site);                        \
     }
 SIZED_HELPERS(1)
 SIZED_HELPERS(2)
@@ -266,26 +297,29 @@ SIZED_HELPERS(4)
 SIZED_HELPERS(8)
 
 typedef struct sized_helper {
-    const HChar *read_name, *write_name;
-    void *read, *write;
+    const HChar *name;
+    void *fn;
 } sized_helper;
 
-/* By log2 of the size. */
-static const sized_helper sized_helpers[] = {
-    { "rp_on_read1", "rp_on_write1", (void *)&on_read1, (void *)&on_write1 },
-    { "rp_on_read2", "rp_on_write2", (void *)&on_read2, (void *)&on_write2 },
-    { "rp_on_read4", "rp_on_write4", (void *)&on_read4, (void *)&on_write4 },
-    { "rp_on_read8", "rp_on_write8", (void *)&on_read8, (void *)&on_write8 },
+#define SIZED_ENTRY(n)                                                     \
+    { { { "rp_on_read" #n, (void *)&on_read##n },                          \
+        { "rp_on_write" #n, (void *)&on_write##n } },                      \
+      { { "rp_on_read_full" #n, (void *)&on_read_full##n },                \
+        { "rp_on_write_full" #n, (void *)&on_write_full##n } } }
+
+/* By log2 of the size, full history, write. */
+static const sized_helper sized_helpers[4][2][2] = {
+    SIZED_ENTRY(1), SIZED_ENTRY(2), SIZED_ENTRY(4), SIZED_ENTRY(8),
 };
 
 /* The helper for accesses of `size` bytes, NULL for other sizes. */
-static const sized_helper *sized_helper_of(Int size)
+static const sized_helper *sized_helper_of(Int size, Bool full, Bool is_write)
 {
     switch (size) {
-    case 1: return &sized_helpers[0];
-    case 2: return &sized_helpers[1];
-    case 4: return &sized_helpers[2];
-    case 8: return &sized_helpers[3];
+    case 1: return &sized_helpers[0][full][is_write];
+    case 2: return &sized_helpers[1][full][is_write];
+    case 4: return &sized_helpers[2][full][is_write];
+    case 8: return &sized_helpers[3][full][is_write];
     default: return NULL;
     }
 }
@@ -298,33 +332,6 @@ static VG_REGPARM(3) void on_access_floor(Addr addr, UWord size, Addr site)
     (void)addr;
     (void)size;
     (void)site;
-}
-
-/* --history-level=full: the same, after noting the callers if stale (the
- * guest IP first set to the access's instruction: declare_stack_reads). */
-static void note_history(Addr site)
-{
-    VG_(set_IP)(rp_threads_current_vg, site);
-    rp_history_note(rp_tool_engine != NULL
-                    ? rp_engine_event_count(rp_tool_engine) + 1 : 0);
-}
-
-static VG_REGPARM(3) void on_read_full(Addr addr, UWord size, Addr site)
-{
-    if (rp_stacks_is_private(addr, size))
-        return;
-    if (UNLIKELY(rp_history_stale))
-        note_history(site);
-    on_shared_access(False, addr, size, site);
-}
-
-static VG_REGPARM(3) void on_write_full(Addr addr, UWord size, Addr site)
-{
-    if (rp_stacks_is_private(addr, size))
-        return;
-    if (UNLIKELY(rp_history_stale))
-        note_history(site);
-    on_shared_access(True, addr, size, site);
 }
 
 /* Makes [addr, addr + size) a synchronisation variable (rp_atomics.h).
@@ -537,9 +544,8 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
                                             mkIRExpr_HWord(site)));
     else if (code_kind == RP_CODE_SYNC)
         d = sync_call(is_write, addr, site);
-    else if (!full && (sized = sized_helper_of(size)) != NULL)
-        d = unsafeIRDirty_0_N(2, is_write ? sized->write_name : sized->read_name,
-                              VG_(fnptr_to_fnentry)(is_write ? sized->write : sized->read),
+    else if ((sized = sized_helper_of(size, full, is_write)) != NULL)
+        d = unsafeIRDirty_0_N(2, sized->name, VG_(fnptr_to_fnentry)(sized->fn),
                               mkIRExprVec_2(addr, mkIRExpr_HWord(site)));
     else if (is_write)
         d = unsafeIRDirty_0_N(3, full ? "rp_on_write_full" : "rp_on_write",
