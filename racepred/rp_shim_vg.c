@@ -7,6 +7,7 @@
  * an internal failure stops Valgrind the way tl_assert does.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -36,6 +37,23 @@ void *rp_realloc(const char *cost_centre, void *p, size_t n)
 void rp_free(void *p)
 {
     VG_(free)(p);
+}
+
+/* Straight from the address space manager, not the arena: an arena's
+ * calloc writes every page (and reuses memory it must clear), where a
+ * fresh anonymous mapping is zero and resident only where written. */
+void *rp_pages_alloc(const char *cost_centre, size_t bytes)
+{
+    void *p = VG_(am_shadow_alloc)(bytes);
+    if (p == NULL)
+        VG_(out_of_memory_NORETURN)(cost_centre, bytes);
+    return p;
+}
+
+void rp_pages_free(void *p, size_t bytes)
+{
+    SysRes r = VG_(am_munmap_valgrind)((Addr)p, bytes);
+    tl_assert(!sr_isError(r));
 }
 
 void *rp_tool_grow_zeroed(const HChar *cost_centre, void *array, UInt *count, UInt needed,

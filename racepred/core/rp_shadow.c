@@ -21,6 +21,7 @@ void shadow_init(rp_shadow *s, size_t slot_size)
     s->frees_chunks = false;
     s->release = NULL;
     s->release_ctx = NULL;
+    s->n_spare = 0;
     u64map_init(&s->chunks);
     cache_clear(s);
 }
@@ -30,19 +31,45 @@ static size_t chunk_bytes(const rp_shadow *s)
     return RP_SHADOW_CHUNK_GRANULES * s->slot_size;
 }
 
+static void unmap_chunk(const rp_shadow *s, uint8_t *slots)
+{
+    rp_pages_free(slots, chunk_bytes(s));
+    rp_bulk_free(chunk_bytes(s));
+}
+
 static void free_chunk(void *ctx, uint64_t chunk, void *slots)
 {
-    const rp_shadow *s = ctx;
     (void)chunk;
-    rp_free(slots);
-    rp_bulk_free(chunk_bytes(s));
+    unmap_chunk(ctx, slots);
 }
 
 void shadow_fini(rp_shadow *s)
 {
     u64map_for_each(&s->chunks, free_chunk, s);
     u64map_free(&s->chunks);
+    while (s->n_spare > 0)
+        unmap_chunk(s, s->spare[--s->n_spare]);
     cache_clear(s);
+}
+
+/* A zero-filled chunk: a spare one cleared, or fresh pages. */
+static uint8_t *chunk_new(rp_shadow *s)
+{
+    if (s->n_spare > 0) {
+        uint8_t *slots = s->spare[--s->n_spare];
+        rp_memset(slots, 0, chunk_bytes(s));
+        return slots;
+    }
+    rp_bulk_alloc(chunk_bytes(s));
+    return rp_pages_alloc("rp.shadow.chunk", chunk_bytes(s));
+}
+
+static void chunk_drop(rp_shadow *s, uint8_t *slots)
+{
+    if (s->n_spare < RP_SHADOW_SPARE_CHUNKS)
+        s->spare[s->n_spare++] = slots;
+    else
+        unmap_chunk(s, slots);
 }
 
 rp_shadow *shadow_create(size_t slot_size)
@@ -77,8 +104,7 @@ void *shadow_slot_slow(rp_shadow *s, uint64_t granule)
     uint64_t chunk = granule >> RP_SHADOW_CHUNK_BITS;
     uint8_t *slots = u64map_get(&s->chunks, chunk);
     if (slots == NULL) {
-        slots = rp_calloc("rp.shadow.chunk", RP_SHADOW_CHUNK_GRANULES, s->slot_size);
-        rp_bulk_alloc(chunk_bytes(s));
+        slots = chunk_new(s);
         u64map_put(&s->chunks, chunk, slots);
     }
     rp_shadow_cache_entry *c = shadow_cache_entry(s, chunk);
@@ -143,8 +169,7 @@ static void free_covered_chunk(rp_shadow *s, uint64_t chunk, uint8_t *slots)
         c->chunk = NO_CHUNK;
         c->slots = NULL;
     }
-    rp_free(slots);
-    rp_bulk_free(chunk_bytes(s));
+    chunk_drop(s, slots);
 }
 
 static void clear_chunk_if_in_range(const clear_request *r, uint64_t chunk, uint8_t *slots)

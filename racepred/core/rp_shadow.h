@@ -23,6 +23,14 @@
  * addresses the allocator moves on from, an unmapped region) would keep its
  * chunks forever: an owner that calls shadow_set_release lets
  * shadow_clear_range free every chunk the cleared range covers whole.
+ *
+ * Chunks are whole pages of the host (rp_pages_alloc), not heap blocks: a
+ * fresh chunk is resident only where slots were written (an arena's
+ * calloc writes all of it), which saved 3.5 MB of 85 on pbzip2.  Freed
+ * chunks go to a pool of RP_SHADOW_SPARE_CHUNKS, cleared when reused: a
+ * program that frees and allocates big blocks in a loop would otherwise
+ * map and unmap chunks all the time (a 2 MB block freed and allocated
+ * 800 times: 2.8 s of system time against 0.05 s).
  */
 #ifndef RP_SHADOW_H
 #define RP_SHADOW_H
@@ -39,6 +47,8 @@
 #define RP_SHADOW_CHUNK_GRANULES ((uint64_t)1 << RP_SHADOW_CHUNK_BITS)
 #define RP_SHADOW_CHUNK_BYTES (RP_SHADOW_CHUNK_GRANULES << RP_SHADOW_GRANULE_BITS)
 #define RP_SHADOW_CACHE_ENTRIES 64u
+/* Freed chunks kept for reuse (see shadow_set_release). */
+#define RP_SHADOW_SPARE_CHUNKS 64u
 
 typedef struct rp_shadow_cache_entry {
     uint64_t chunk;            /* chunk number of slots; impossible value if none */
@@ -54,6 +64,8 @@ typedef struct rp_shadow {
     void *release_ctx;
     rp_u64map chunks;          /* chunk number → slot array */
     rp_shadow_cache_entry cache[RP_SHADOW_CACHE_ENTRIES];   /* by chunk % entries */
+    uint8_t *spare[RP_SHADOW_SPARE_CHUNKS];
+    uint32_t n_spare;
 } rp_shadow;
 
 static inline rp_shadow_cache_entry *shadow_cache_entry(const rp_shadow *s, uint64_t chunk)

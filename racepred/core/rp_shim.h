@@ -22,6 +22,13 @@ void *rp_calloc(const char *cost_centre, size_t count, size_t n);
 void *rp_realloc(const char *cost_centre, void *p, size_t n);
 void rp_free(void *p);
 
+/* Zero-filled memory for a large table whose pages are touched sparsely
+ * (shadow chunks): the host maps it fresh, so a page never written costs
+ * no resident memory, and unmaps it when freed; bytes is a multiple of
+ * 4096 and the same at both calls. */
+void *rp_pages_alloc(const char *cost_centre, size_t bytes);
+void rp_pages_free(void *p, size_t bytes);
+
 void rp_memset(void *dst, int c, size_t n);
 void rp_memcpy(void *dst, const void *src, size_t n);
 int rp_memcmp(const void *a, const void *b, size_t n);

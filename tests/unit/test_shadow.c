@@ -221,6 +221,29 @@ static void test_clear_range_frees_covered_chunks(void **state)
     shadow_destroy(s);
 }
 
+/* A freed chunk goes to the spare pool and comes back zero-filled for
+ * another part of the address space; the pool keeps at most
+ * RP_SHADOW_SPARE_CHUNKS chunks. */
+static void test_freed_chunks_come_back_zero(void **state)
+{
+    (void)state;
+    rp_shadow *s = shadow_create(sizeof(test_slot));
+    shadow_set_release(s, NULL, NULL);
+    uint32_t n = RP_SHADOW_SPARE_CHUNKS + 3;
+    for (uint64_t c = 0; c < n; c++)
+        for (uint64_t g = 0; g < RP_SHADOW_CHUNK_GRANULES; g += 7)
+            ((test_slot *)shadow_slot(s, (c << RP_SHADOW_CHUNK_BITS) + g))->value = 9;
+    shadow_clear_range(s, 0, n * RP_SHADOW_CHUNK_BYTES, forget_value, NULL);
+    assert_int_equal(s->chunks.count, 0);
+    assert_int_equal(s->n_spare, RP_SHADOW_SPARE_CHUNKS);
+    uint64_t far = (uint64_t)1000 << RP_SHADOW_CHUNK_BITS;
+    for (uint64_t c = 0; c < n; c++)
+        for (uint64_t g = 0; g < RP_SHADOW_CHUNK_GRANULES; g++)
+            assert_int_equal(((test_slot *)shadow_slot(s, far + (c << RP_SHADOW_CHUNK_BITS) + g))->value, 0);
+    assert_int_equal(s->n_spare, 0);
+    shadow_destroy(s);
+}
+
 static int compare_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -274,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_u64map),
         cmocka_unit_test(test_u64map_remove),
         cmocka_unit_test(test_clear_range_frees_covered_chunks),
+        cmocka_unit_test(test_freed_chunks_come_back_zero),
         cmocka_unit_test(test_sort_matches_qsort),
         cmocka_unit_test(test_sort_unique),
     };
