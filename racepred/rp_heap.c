@@ -141,16 +141,18 @@ void rp_heap_block_resized(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
 
 Bool rp_heap_free_is_write = True;
 
-/* A free writes its block's first bytes (a cache line: the fields of a
- * list node or a small struct) and, beyond them, only the 64 KiB parts of
- * the block where some access reached the detectors since the block was
- * allocated (rp_engine_seen_parts; the first bytes' write makes their
- * part one, so a block within one part is written whole).  The rest can
- * race only with a later access of the freed memory, and every granule
- * written costs a cell in every detector.  On a -O0 build of zstd -T2,
- * whose buffers are sized for the worst case, writing whole blocks took
- * 41 MB more (121 against 80 MB) and 0.3 s more CPU (2.0 against 1.7 s)
- * under --detector=hb.
+/* A free writes its block: whole up to 64 KiB; beyond that its first
+ * bytes (a cache line: the fields of a list node or a struct) and only
+ * the granules of the rest where some access reached the detectors since
+ * the block was allocated (rp_engine_seen_parts).  The rest can race only
+ * with a later access of memory no one used while it was allocated, and
+ * every granule written costs a cell in every detector.  On a -O0 build
+ * of zstd -T2, whose buffers are sized for the worst case, writing whole
+ * blocks took 41 MB more (121 against 80 MB) and 0.3 s more CPU (2.0
+ * against 1.7 s) under --detector=hb; two threads that each write every
+ * 64th byte of a 2 MB block and free it, 400 times: 4.1-4.4 s with the
+ * granules, 6.9-8.0 s with the 64 KiB parts any access reached (the rule
+ * before), 2.0-2.6 s with --free-is-write=no.
  * A free made while its thread holds a lock writes the first bytes only:
  * the detectors with critical-section rules (wcp, dc, ...) keep what
  * every section wrote.  On sqlite3 (corpus.sh), which frees under its
@@ -158,6 +160,7 @@ Bool rp_heap_free_is_write = True;
  * when those rules were kept per byte, 512 bytes +20 % CPU, 64 bytes
  * +8 %; with the rules per granule, whole blocks still cost +36 % memory
  * (80 -> 109 MB) and 0-20 % CPU. */
+#define RP_HEAP_FREE_WHOLE_BYTES (64 << 10)
 #define RP_HEAP_FREE_HEAD_BYTES 64
 
 typedef struct {
@@ -178,6 +181,8 @@ static void write_freed_block(rp_tid_t tid, const rp_block *b, Addr caller)
     free_write w = { tid, (caller & RP_SITE_IP_MASK) | RP_SITE_FREE | tag };
     SizeT head = b->size > RP_HEAP_FREE_HEAD_BYTES ? RP_HEAP_FREE_HEAD_BYTES : b->size;
 
+    if (tag == 0 && b->size <= RP_HEAP_FREE_WHOLE_BYTES)
+        head = b->size;
     write_freed_part(&w, b->key, head);
     if (tag == 0 && b->size > head && rp_tool_engine != NULL)
         rp_engine_seen_parts(rp_tool_engine, b->key + head, b->size - head,

@@ -221,32 +221,64 @@ static void forget_seen_chunks(rp_repeats *r, uint64_t addr, uint64_t size)
         u64map_remove_range(&r->seen_before_wrap, first, end - first, NULL, NULL);
 }
 
-static bool chunk_seen(const rp_repeats *r, uint64_t chunk)
+/* The runs of seen bytes, as repeats_seen_parts finds them in order. */
+typedef struct seen_runs {
+    rp_range_fn fn;
+    void *ctx;
+    uint64_t start;
+    bool in_run;
+} seen_runs;
+
+/* The bytes from lo on are seen or not; a run that ends goes to fn. */
+static void runs_mark(seen_runs *runs, uint64_t lo, bool seen)
 {
-    return u64map_get(&r->shadow.chunks, chunk) != NULL
-           || u64map_get(&r->seen_before_wrap, chunk) != NULL;
+    if (seen && !runs->in_run)
+        runs->start = lo;
+    else if (!seen && runs->in_run)
+        runs->fn(runs->ctx, runs->start, lo - runs->start);
+    runs->in_run = seen;
+}
+
+/* Bytes lo..last of one chunk whose slots the filter has: a granule is
+ * seen where some of its bytes in the range were passed on since they
+ * were last forgotten (a forget clears them from `any`). */
+static void mark_granules(seen_runs *runs, const rp_repeat_slot *slots, uint64_t lo,
+                          uint64_t last)
+{
+    for (uint64_t g = lo >> RP_SHADOW_GRANULE_BITS;; g++) {
+        uint64_t from = g << RP_SHADOW_GRANULE_BITS > lo ? g << RP_SHADOW_GRANULE_BITS : lo;
+        uint8_t mask = shadow_granule_mask(g, lo, last - lo + 1);
+        runs_mark(runs, from, (slots[g & (RP_SHADOW_CHUNK_GRANULES - 1)].any & mask) != 0);
+        if (g == last >> RP_SHADOW_GRANULE_BITS)
+            return;
+    }
 }
 
 void repeats_seen_parts(const rp_repeats *r, uint64_t addr, uint64_t size, rp_range_fn fn,
                         void *ctx)
 {
-    uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
-    uint64_t run = 0, a = addr;
-    bool in_run = false;
-    while (a < end) {
-        uint64_t next = (a / RP_SHADOW_CHUNK_BYTES + 1) * RP_SHADOW_CHUNK_BYTES;
-        if (next > end || next == 0)
-            next = end;
-        bool seen = chunk_seen(r, a / RP_SHADOW_CHUNK_BYTES);
-        if (seen && !in_run)
-            run = a;
-        else if (!seen && in_run)
-            fn(ctx, run, a - run);
-        in_run = seen;
-        a = next;
+    if (size == 0)
+        return;
+    uint64_t last = addr + (size - 1) < addr ? UINT64_MAX : addr + (size - 1);
+    seen_runs runs = { fn, ctx, 0, false };
+    for (uint64_t a = addr;;) {
+        uint64_t chunk = a / RP_SHADOW_CHUNK_BYTES;
+        uint64_t chunk_last = chunk * RP_SHADOW_CHUNK_BYTES + (RP_SHADOW_CHUNK_BYTES - 1);
+        if (chunk_last > last)
+            chunk_last = last;
+        const rp_repeat_slot *slots = u64map_get(&r->shadow.chunks, chunk);
+        if (u64map_get(&r->seen_before_wrap, chunk) != NULL)
+            runs_mark(&runs, a, true);
+        else if (slots == NULL)
+            runs_mark(&runs, a, false);
+        else
+            mark_granules(&runs, slots, a, chunk_last);
+        if (chunk_last == last)
+            break;
+        a = chunk_last + 1;
     }
-    if (in_run)
-        fn(ctx, run, end - run);
+    if (runs.in_run)
+        fn(ctx, runs.start, last - runs.start + 1);
 }
 
 /* Object obj's sends + 1. */

@@ -280,10 +280,12 @@ void repeats_note(rp_repeats *r, const rp_event *e);
  * again (as for a forget, but the detectors see nothing). */
 void repeats_forget(rp_repeats *r, uint64_t addr, uint64_t size);
 
-/* Calls fn for each run of [addr, addr + size) made of whole shadow chunks
- * (RP_SHADOW_CHUNK_BITS granules: 64 KiB) in which some access has been
- * passed on since a forget last covered the chunk, clipped to the range;
- * nothing of the rest has reached a detector since it was fresh. */
+/* Calls fn for each run of [addr, addr + size) made of granules some of
+ * whose bytes in the range an access passed on since a forget last
+ * covered them, clipped to the range, and of whole shadow chunks
+ * (RP_SHADOW_CHUNK_BITS granules: 64 KiB) where that was so before a wrap
+ * of the stamps emptied the filter; nothing of the rest has reached a
+ * detector since it was fresh. */
 typedef void (*rp_range_fn)(void *ctx, uint64_t addr, uint64_t size);
 void repeats_seen_parts(const rp_repeats *r, uint64_t addr, uint64_t size, rp_range_fn fn,
                         void *ctx);

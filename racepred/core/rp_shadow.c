@@ -52,18 +52,16 @@ void shadow_fini(rp_shadow *s)
     cache_clear(s);
 }
 
-/* A zero-filled chunk: a spare one cleared, or fresh pages. */
+/* A zero-filled chunk: a spare one, or fresh pages. */
 static uint8_t *chunk_new(rp_shadow *s)
 {
-    if (s->n_spare > 0) {
-        uint8_t *slots = s->spare[--s->n_spare];
-        rp_memset(slots, 0, chunk_bytes(s));
-        return slots;
-    }
+    if (s->n_spare > 0)
+        return s->spare[--s->n_spare];
     rp_bulk_alloc(chunk_bytes(s));
     return rp_pages_alloc("rp.shadow.chunk", chunk_bytes(s));
 }
 
+/* A chunk whose slots are all zero again leaves the shadow. */
 static void chunk_drop(rp_shadow *s, uint8_t *slots)
 {
     if (s->n_spare < RP_SHADOW_SPARE_CHUNKS)
@@ -157,12 +155,36 @@ typedef struct clear_request {
 
 /* A chunk wholly inside a cleared range of an owner that allows it: its
  * slots let go of what they own and the chunk leaves the map and cache. */
+typedef uint64_t __attribute__((may_alias)) slot_word;
+
+/* The chunk's slots that are not zero (a zero slot owns nothing) let go
+ * of what they own and are zeroed.  Found by 8-byte words: most slots of
+ * a freed block are usually still empty, and a call per slot cost a
+ * program that frees 2 MB blocks in a loop a quarter of its run. */
+static void release_chunk_slots(rp_shadow *s, uint64_t chunk, uint8_t *slots)
+{
+    const slot_word *word = (const slot_word *)slots;
+    uint64_t lo = chunk << RP_SHADOW_CHUNK_BITS;
+    uint64_t next = 0;      /* the first slot not yet released */
+    for (uint64_t w = 0; w < chunk_bytes(s) / sizeof *word; w++) {
+        if (word[w] == 0)
+            continue;
+        uint64_t first = w * sizeof *word / s->slot_size;
+        uint64_t last = (w * sizeof *word + sizeof *word - 1) / s->slot_size;
+        for (uint64_t i = first > next ? first : next; i <= last; i++) {
+            uint8_t *slot = slots + i * s->slot_size;
+            if (s->release != NULL)
+                s->release(s->release_ctx, lo + i, slot, 0xFF);
+            for (size_t b = 0; b < s->slot_size; b++)
+                slot[b] = 0;
+        }
+        next = last + 1;
+    }
+}
+
 static void free_covered_chunk(rp_shadow *s, uint64_t chunk, uint8_t *slots)
 {
-    uint64_t lo = chunk << RP_SHADOW_CHUNK_BITS;
-    if (s->release != NULL)
-        for (uint64_t i = 0; i < RP_SHADOW_CHUNK_GRANULES; i++)
-            s->release(s->release_ctx, lo + i, slot_in(s, slots, lo + i), 0xFF);
+    release_chunk_slots(s, chunk, slots);
     u64map_remove(&s->chunks, chunk);
     rp_shadow_cache_entry *c = shadow_cache_entry(s, chunk);
     if (c->chunk == chunk) {

@@ -22,15 +22,17 @@
  * Memory that a program frees and never reuses (a heap block whose
  * addresses the allocator moves on from, an unmapped region) would keep its
  * chunks forever: an owner that calls shadow_set_release lets
- * shadow_clear_range free every chunk the cleared range covers whole.
+ * shadow_clear_range free every chunk the cleared range covers whole
+ * (releasing its slots that are not zero).
  *
  * Chunks are whole pages of the host (rp_pages_alloc), not heap blocks: a
  * fresh chunk is resident only where slots were written (an arena's
  * calloc writes all of it), which saved 3.5 MB of 85 on pbzip2.  Freed
- * chunks go to a pool of RP_SHADOW_SPARE_CHUNKS, cleared when reused: a
- * program that frees and allocates big blocks in a loop would otherwise
- * map and unmap chunks all the time (a 2 MB block freed and allocated
- * 800 times: 2.8 s of system time against 0.05 s).
+ * chunks (zeroed as their slots are released) go to a pool of
+ * RP_SHADOW_SPARE_CHUNKS for reuse: a program that frees and allocates
+ * big blocks in a loop would otherwise map and unmap chunks all the time
+ * (a 2 MB block freed and allocated 800 times: 2.8 s of system time
+ * against 0.05 s).
  */
 #ifndef RP_SHADOW_H
 #define RP_SHADOW_H
@@ -111,8 +113,9 @@ void *shadow_find_refill(rp_shadow *s, uint64_t granule);
  * byte granule*8 + i).
  *
  * From now on, a chunk that shadow_clear_range covers whole is freed after
- * release(ctx, granule, slot, 0xFF) for each of its slots, which must let
- * go of what the slot owns; release may be NULL when slots own nothing. */
+ * release(ctx, granule, slot, 0xFF) for each of its slots that is not all
+ * zero (a zero slot owns nothing), which must let go of what the slot
+ * owns; release may be NULL when slots own nothing. */
 void shadow_set_release(rp_shadow *s, rp_shadow_slot_fn release, void *ctx);
 
 /* Calls fn for every existing slot overlapping [addr, addr + size), with the

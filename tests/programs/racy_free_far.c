@@ -2,8 +2,8 @@
  * first 64 KiB; main frees the block without waiting for the worker (a
  * pipe, which orders nothing under run.sh's --fd-sync=no, makes the write
  * come first in this run).  A free writes its block's first bytes and the
- * 64 KiB parts that any access reached (rp_heap.c): the free races with
- * the worker's write, reported at the free. */
+ * granules that any access reached (rp_heap.c): the free races with the
+ * worker's write, reported at the free (the write of that granule). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -236,34 +236,51 @@ static parts seen_parts(const rp_repeats *r, uint64_t addr, uint64_t size)
     return p;
 }
 
-/* Chunks FAR+1 and FAR+3 are accessed; the range [FAR + 10, FAR + 4 chunks
- * - 10) is seen in those two chunks only, clipped to the range.  A wrap of
- * the stamps empties the shadow but not what was seen; a forget that
- * covers a chunk whole makes it unseen, one that covers part of it not. */
+/* Granules of chunks FAR+1 and FAR+3 are accessed: the range [FAR + 10,
+ * FAR + 4 chunks - 10) is seen in those granules only, clipped to the
+ * range, neighbours one run.  A wrap of the stamps empties the shadow but
+ * not what was seen: then whole chunks; a forget that covers a chunk
+ * whole makes it unseen, one that covers part of it not.  A forget of
+ * part of a granule leaves it seen for a range of its other bytes only. */
 static void test_seen_parts_follow_accesses_wraps_and_forgets(void **state)
 {
     (void)state;
     rp_repeats *r = repeats_create();
     assert_int_equal(seen_parts(r, FAR, 4 * RP_SHADOW_CHUNK_BYTES).n, 0);
     feed(r, harness_event(RP_EV_WRITE, 0, FAR + RP_SHADOW_CHUNK_BYTES + 100, 4));
-    feed(r, harness_event(RP_EV_READ, 1, FAR + 3 * RP_SHADOW_CHUNK_BYTES, 1));
+    feed(r, harness_event(RP_EV_WRITE, 1, FAR + RP_SHADOW_CHUNK_BYTES + 104, 8));
+    feed(r, harness_event(RP_EV_READ, 1, FAR + RP_SHADOW_CHUNK_BYTES + 300, 1));
+    feed(r, harness_event(RP_EV_READ, 1, FAR + 4 * RP_SHADOW_CHUNK_BYTES - 12, 1));
     parts p = seen_parts(r, FAR + 10, 4 * RP_SHADOW_CHUNK_BYTES - 20);
-    assert_int_equal(p.n, 2);
-    assert_int_equal(p.addr[0], FAR + RP_SHADOW_CHUNK_BYTES);
-    assert_int_equal(p.size[0], RP_SHADOW_CHUNK_BYTES);
-    assert_int_equal(p.addr[1], FAR + 3 * RP_SHADOW_CHUNK_BYTES);
-    assert_int_equal(p.size[1], RP_SHADOW_CHUNK_BYTES - 10);
+    assert_int_equal(p.n, 3);
+    assert_int_equal(p.addr[0], FAR + RP_SHADOW_CHUNK_BYTES + 96);
+    assert_int_equal(p.size[0], 16);
+    assert_int_equal(p.addr[1], FAR + RP_SHADOW_CHUNK_BYTES + 296);
+    assert_int_equal(p.size[1], 8);
+    assert_int_equal(p.addr[2], FAR + 4 * RP_SHADOW_CHUNK_BYTES - 16);
+    assert_int_equal(p.size[2], 6);
+    feed(r, harness_event(RP_EV_FORGET, 0, FAR + RP_SHADOW_CHUNK_BYTES + 296, 5));
+    p = seen_parts(r, FAR + RP_SHADOW_CHUNK_BYTES + 200, 103);
+    assert_int_equal(p.n, 0);
+    feed(r, harness_event(RP_EV_READ, 1, FAR + RP_SHADOW_CHUNK_BYTES + 302, 1));
+    p = seen_parts(r, FAR + RP_SHADOW_CHUNK_BYTES + 200, 103);
+    assert_int_equal(p.n, 1);
+    assert_int_equal(p.addr[0], FAR + RP_SHADOW_CHUNK_BYTES + 296);
+    assert_int_equal(p.size[0], 7);
 
+    feed(r, harness_event(RP_EV_READ, 1, FAR + 3 * RP_SHADOW_CHUNK_BYTES, 1));
     for (uint32_t i = 0; i < RP_REPEATS_REWRITTEN; i++) {
         feed(r, harness_event(RP_EV_ACQUIRE, 1, 99, 0));
         feed(r, harness_event(RP_EV_WRITE, 1, BASE, 8));
     }
     assert_true(r->last_stamp < 10);
     assert_null(shadow_find(&r->shadow, (FAR + RP_SHADOW_CHUNK_BYTES) >> RP_SHADOW_GRANULE_BITS));
-    p = seen_parts(r, FAR, 4 * RP_SHADOW_CHUNK_BYTES);
+    p = seen_parts(r, FAR, 3 * RP_SHADOW_CHUNK_BYTES + 1);
     assert_int_equal(p.n, 2);
     assert_int_equal(p.addr[0], FAR + RP_SHADOW_CHUNK_BYTES);
+    assert_int_equal(p.size[0], RP_SHADOW_CHUNK_BYTES);
     assert_int_equal(p.addr[1], FAR + 3 * RP_SHADOW_CHUNK_BYTES);
+    assert_int_equal(p.size[1], 1);
 
     feed(r, harness_event(RP_EV_FORGET, 0, FAR + RP_SHADOW_CHUNK_BYTES - 8, RP_SHADOW_CHUNK_BYTES + 16));
     feed(r, harness_event(RP_EV_FORGET, 0, FAR + 3 * RP_SHADOW_CHUNK_BYTES + 8, RP_SHADOW_CHUNK_BYTES - 16));
@@ -275,7 +292,8 @@ static void test_seen_parts_follow_accesses_wraps_and_forgets(void **state)
     feed(r, harness_event(RP_EV_READ, 0, UINT64_MAX - 7, 8));
     p = seen_parts(r, UINT64_MAX - 2 * RP_SHADOW_CHUNK_BYTES + 1, 2 * RP_SHADOW_CHUNK_BYTES);
     assert_int_equal(p.n, 1);
-    assert_int_equal(p.addr[0], UINT64_MAX - RP_SHADOW_CHUNK_BYTES + 1);
+    assert_int_equal(p.addr[0], UINT64_MAX - 7);
+    assert_int_equal(p.size[0], 8);
     repeats_destroy(r);
 }
 
