@@ -27,7 +27,8 @@
  *
  * Chunks are whole pages of the host (rp_pages_alloc), not heap blocks: a
  * fresh chunk is resident only where slots were written (an arena's
- * calloc writes all of it), which saved 3.5 MB of 85 on pbzip2.  Freed
+ * calloc writes all of it), which saved 3.5 MB of 85 on pbzip2, and a
+ * program that touches a byte every 64 KiB over 2 GB: 0.4 against 3.3 GB.  Freed
  * chunks (zeroed as their slots are released) go to a pool of
  * RP_SHADOW_SPARE_CHUNKS for reuse: a program that frees and allocates
  * big blocks in a loop would otherwise map and unmap chunks all the time

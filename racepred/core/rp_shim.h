@@ -23,9 +23,10 @@ void *rp_realloc(const char *cost_centre, void *p, size_t n);
 void rp_free(void *p);
 
 /* Zero-filled memory for a large table whose pages are touched sparsely
- * (shadow chunks): the host maps it fresh, so a page never written costs
- * no resident memory, and unmaps it when freed; bytes is a multiple of
- * 4096 and the same at both calls. */
+ * (shadow chunks): memory the host hands out for the first time is fresh,
+ * so a page never written costs no resident memory; freed memory it may
+ * keep for reuse.  bytes is a multiple of 4096 and the same at both
+ * calls. */
 void *rp_pages_alloc(const char *cost_centre, size_t bytes);
 void rp_pages_free(void *p, size_t bytes);
 
