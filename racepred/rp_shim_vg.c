@@ -47,7 +47,7 @@ void rp_free(void *p)
  * table of segments (a program touching a byte every 64 KiB over 2 GB
  * stopped Valgrind at 32,768 chunks).  Freed pages go to a free list per
  * size, cleared when reused; regions are never unmapped. */
-#define PAGES_REGION_BYTES ((SizeT)64 << 20)
+#define PAGES_REGION_BYTES ((SizeT)16 << 20)
 #define PAGES_SIZES 8
 
 typedef struct {
@@ -79,6 +79,18 @@ static void *pages_map(const char *cost_centre, SizeT bytes)
     return p;
 }
 
+/* A new region for `bytes`; when the address space has no room for a
+ * whole region (a program near its ulimit -v), the bytes alone. */
+static void *pages_from_new_region(const char *cost_centre, SizeT bytes)
+{
+    UChar *region = VG_(am_shadow_alloc)(PAGES_REGION_BYTES);
+    if (region == NULL)
+        return pages_map(cost_centre, bytes);
+    region_next = region + bytes;
+    region_end = region + PAGES_REGION_BYTES;
+    return region;
+}
+
 void *rp_pages_alloc(const char *cost_centre, size_t bytes)
 {
     pages_size *size = pages_size_of(bytes);
@@ -92,10 +104,8 @@ void *rp_pages_alloc(const char *cost_centre, size_t bytes)
     }
     if (bytes > PAGES_REGION_BYTES / 4)
         return pages_map(cost_centre, bytes);
-    if ((SizeT)(region_end - region_next) < bytes) {
-        region_next = pages_map(cost_centre, PAGES_REGION_BYTES);
-        region_end = region_next + PAGES_REGION_BYTES;
-    }
+    if ((SizeT)(region_end - region_next) < bytes)
+        return pages_from_new_region(cost_centre, bytes);
     p = region_next;
     region_next += bytes;
     return p;
