@@ -26,6 +26,16 @@ uint64_t cellsets_hash(const uint64_t *cells, uint32_t n)
     return h ^ h >> 32;
 }
 
+/* A loop, not rp_memcmp: sets have at most CELLSET_MAX cells, and the
+ * host's memcmp was 1.3 % of pigz under hb. */
+static bool cells_equal(const uint64_t *a, const uint64_t *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 rp_cellset *cellsets_find(const rp_cellsets *s, const uint64_t *cells, uint32_t n,
                           uint64_t hash)
 {
@@ -35,8 +45,7 @@ rp_cellset *cellsets_find(const rp_cellsets *s, const uint64_t *cells, uint32_t 
         rp_cellset *set = s->table[i];
         if (set == NULL)
             return NULL;
-        if (set->hash == hash && set->n == n
-            && rp_memcmp(set->cells, cells, n * sizeof *cells) == 0)
+        if (set->hash == hash && set->n == n && cells_equal(set->cells, cells, n))
             return set;
     }
 }
