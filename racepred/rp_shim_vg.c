@@ -7,7 +7,6 @@
  * an internal failure stops Valgrind the way tl_assert does.
  */
 #include "pub_tool_basics.h"
-#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -37,95 +36,6 @@ void *rp_realloc(const char *cost_centre, void *p, size_t n)
 void rp_free(void *p)
 {
     VG_(free)(p);
-}
-
-/* Pages for the core's big tables (shadow chunks), straight from the
- * address space manager, not the arena: an arena's calloc writes every
- * page (and reuses memory it must clear), where fresh anonymous memory is
- * zero and resident only where written.  Carved from regions of
- * PAGES_REGION_BYTES: a mapping per chunk would exhaust the manager's
- * table of segments (a program touching a byte every 64 KiB over 2 GB
- * stopped Valgrind at 32,768 chunks).  Freed pages go to a free list per
- * size, cleared when reused; regions are never unmapped. */
-#define PAGES_REGION_BYTES ((SizeT)16 << 20)
-#define PAGES_SIZES 8
-
-typedef struct {
-    SizeT bytes;
-    void **free;
-    UInt n_free, cap_free;
-} pages_size;
-
-static pages_size pages_sizes[PAGES_SIZES];
-static UInt n_pages_sizes;
-static UChar *region_next, *region_end;
-
-static pages_size *pages_size_of(SizeT bytes)
-{
-    for (UInt i = 0; i < n_pages_sizes; i++)
-        if (pages_sizes[i].bytes == bytes)
-            return &pages_sizes[i];
-    if (n_pages_sizes == PAGES_SIZES)
-        return NULL;
-    pages_sizes[n_pages_sizes].bytes = bytes;
-    return &pages_sizes[n_pages_sizes++];
-}
-
-static void *pages_map(const char *cost_centre, SizeT bytes)
-{
-    void *p = VG_(am_shadow_alloc)(bytes);
-    if (p == NULL)
-        VG_(out_of_memory_NORETURN)(cost_centre, bytes);
-    return p;
-}
-
-/* A new region for `bytes`; when the address space has no room for a
- * whole region (a program near its ulimit -v), the bytes alone. */
-static void *pages_from_new_region(const char *cost_centre, SizeT bytes)
-{
-    UChar *region = VG_(am_shadow_alloc)(PAGES_REGION_BYTES);
-    if (region == NULL)
-        return pages_map(cost_centre, bytes);
-    region_next = region + bytes;
-    region_end = region + PAGES_REGION_BYTES;
-    return region;
-}
-
-void *rp_pages_alloc(const char *cost_centre, size_t bytes)
-{
-    pages_size *size = pages_size_of(bytes);
-    void *p;
-
-    tl_assert(bytes % VKI_PAGE_SIZE == 0);
-    if (size != NULL && size->n_free > 0) {
-        p = size->free[--size->n_free];
-        VG_(memset)(p, 0, bytes);
-        return p;
-    }
-    if (bytes > PAGES_REGION_BYTES / 4)
-        return pages_map(cost_centre, bytes);
-    if ((SizeT)(region_end - region_next) < bytes)
-        return pages_from_new_region(cost_centre, bytes);
-    p = region_next;
-    region_next += bytes;
-    return p;
-}
-
-void rp_pages_free(void *p, size_t bytes)
-{
-    pages_size *size = pages_size_of(bytes);
-
-    if (size == NULL || bytes > PAGES_REGION_BYTES / 4) {
-        SysRes r = VG_(am_munmap_valgrind)((Addr)p, bytes);
-        tl_assert(!sr_isError(r));
-        return;
-    }
-    if (size->n_free == size->cap_free) {
-        size->cap_free = size->cap_free == 0 ? 64 : 2 * size->cap_free;
-        size->free = VG_(realloc)("rp.pages.free", size->free,
-                                  size->cap_free * sizeof *size->free);
-    }
-    size->free[size->n_free++] = p;
 }
 
 void *rp_tool_grow_zeroed(const HChar *cost_centre, void *array, UInt *count, UInt needed,
