@@ -3,8 +3,9 @@
  *
  * The core runs inside the tool, where there is no libc: memory comes from
  * Valgrind's "tool" arena (VG_(malloc) aborts on exhaustion, which is the
- * contract rp_shim.h promises), messages go to Valgrind's log channel, and
- * an internal failure stops Valgrind the way tl_assert does.
+ * contract rp_shim.h promises), except the pages of big tables
+ * (rp_pages_alloc, in rp_pages.c), messages go to Valgrind's log channel,
+ * and an internal failure stops Valgrind the way tl_assert does.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
