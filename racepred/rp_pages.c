@@ -86,9 +86,11 @@ static void region_release(pages_region *r)
 
     for (UInt s = 0; s < n_sizes; s++) {
         UInt kept = 0;
-        for (UInt i = 0; i < sizes[s].n_free; i++)
-            if (region_of(sizes[s].free[i]) != r)
-                sizes[s].free[kept++] = sizes[s].free[i];
+        for (UInt i = 0; i < sizes[s].n_free; i++) {
+            UChar *p = sizes[s].free[i];
+            if (p < r->base || p >= r->base + PAGES_REGION_BYTES)
+                sizes[s].free[kept++] = p;
+        }
         sizes[s].n_free = kept;
     }
     unmap(r->base, PAGES_REGION_BYTES);
