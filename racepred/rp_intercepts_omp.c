@@ -67,14 +67,41 @@ static unsigned after_handout(unsigned section)
     return section;
 }
 
+/* Handouts of a construct's first section (GOMP_sections_start), by any
+ * thread.  A switch to another thread is not enough to let it take a
+ * section: it may have had the CPU only to return from the barrier's
+ * futex, and the first thread then takes every section (a clean-clone
+ * check on a loaded machine saw racy_omp_sections silent once).  So the
+ * thread handed the first section yields until some other thread has
+ * been handed its own (or none left), at most RP_GOMP_START_YIELDS
+ * times: a team of one waits that long once per construct. */
+static unsigned long sections_started;
+
+#define RP_GOMP_START_YIELDS 200
+
+/* After a start handout: `before` is the count read before the call. */
+static unsigned after_start(unsigned section, unsigned long before)
+{
+    int i;
+
+    __atomic_add_fetch(&sections_started, 1, __ATOMIC_SEQ_CST);
+    if (section == 0)
+        return section;
+    for (i = 0; i < RP_GOMP_START_YIELDS
+                && __atomic_load_n(&sections_started, __ATOMIC_SEQ_CST) - before < 2; i++)
+        sched_yield();
+    return after_handout(section);
+}
+
 RP_GOMP_FUNC(unsigned, GOMP_sections_start, unsigned count)
 {
     OrigFn fn;
     unsigned section;
+    unsigned long before = __atomic_load_n(&sections_started, __ATOMIC_SEQ_CST);
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_W(section, fn, count);
-    return after_handout(section);
+    return after_start(section, before);
 }
 
 /* GCC 9 and later, for sections with reductions or task reductions. */
@@ -82,10 +109,11 @@ RP_GOMP_FUNC(unsigned, GOMP_sections2_start, unsigned count, void *reductions, v
 {
     OrigFn fn;
     unsigned section;
+    unsigned long before = __atomic_load_n(&sections_started, __ATOMIC_SEQ_CST);
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WWW(section, fn, count, reductions, mem);
-    return after_handout(section);
+    return after_start(section, before);
 }
 
 RP_GOMP_FUNC(unsigned, GOMP_sections_next, void)
