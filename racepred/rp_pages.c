@@ -21,6 +21,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 
 #define PAGES_REGION_BYTES ((SizeT)16 << 20)
@@ -112,10 +113,8 @@ static void *carve_from_new_region(const char *cost_centre, SizeT bytes)
         region_release(&regions[current]);
         current = -1;
     }
-    if (n_regions == cap_regions) {
-        cap_regions = cap_regions == 0 ? 16 : 2 * cap_regions;
-        regions = VG_(realloc)("rp.pages.regions", regions, cap_regions * sizeof *regions);
-    }
+    regions = rp_array_reserve("rp.pages.regions", regions, n_regions, &cap_regions,
+                               sizeof *regions);
     r = &regions[n_regions];
     r->base = base;
     r->carved = bytes;
@@ -164,10 +163,7 @@ void rp_pages_free(void *p, size_t bytes)
         region_release(r);
         return;
     }
-    if (size->n_free == size->cap_free) {
-        size->cap_free = size->cap_free == 0 ? 64 : 2 * size->cap_free;
-        size->free = VG_(realloc)("rp.pages.free", size->free,
-                                  size->cap_free * sizeof *size->free);
-    }
+    size->free = rp_array_reserve("rp.pages.free", size->free, size->n_free, &size->cap_free,
+                                  sizeof *size->free);
     size->free[size->n_free++] = p;
 }

@@ -153,8 +153,6 @@ typedef struct clear_request {
     void *ctx;
 } clear_request;
 
-/* A chunk wholly inside a cleared range of an owner that allows it: its
- * slots let go of what they own and the chunk leaves the map and cache. */
 typedef uint64_t __attribute__((may_alias)) slot_word;
 
 /* The chunk's slots that are not zero (a zero slot owns nothing) let go
@@ -182,6 +180,8 @@ static void release_chunk_slots(rp_shadow *s, uint64_t chunk, uint8_t *slots)
     }
 }
 
+/* A chunk wholly inside a cleared range of an owner that allows it: its
+ * slots let go of what they own and the chunk leaves the map and cache. */
 static void free_covered_chunk(rp_shadow *s, uint64_t chunk, uint8_t *slots)
 {
     release_chunk_slots(s, chunk, slots);
