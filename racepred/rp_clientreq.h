@@ -58,7 +58,11 @@ typedef enum {
     RP_USERREQ_SWITCHES,
     /* arg1 = pthread_t the caller is about to detach, arg2 = 1 when it is
      * the caller's own. */
-    RP_USERREQ_THREAD_DETACH
+    RP_USERREQ_THREAD_DETACH,
+    /* arg1 = 1: the caller enters a lock library's own code, whose loads,
+     * stores and atomics are not the program's (rp_intercepts_glib.c);
+     * arg1 = 0: it leaves it.  Nests. */
+    RP_USERREQ_IGNORE_CALL
 } rp_userreq;
 
 #endif

@@ -346,10 +346,15 @@ static void mark_sync_variable(Addr addr, UWord size)
         repeats_forget(rp_tool_engine->repeats, word, ((addr + size + 7) & ~(Addr)7) - word);
 }
 
+/* An atomic read-modify-write: an acquire and a release of its variable,
+ * unless the thread is inside a lock library's own code (the preload's
+ * RP_USERREQ_IGNORE_CALL), whose lock the preload reports itself. */
 static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
 {
     Addr obj;
 
+    if (rp_threads_current_ignores & RP_IGNORE_ATOMICS)
+        return;
     mark_sync_variable(addr, size);
     /* After the mark: it may start a variable. */
     obj = rp_atomics_object(addr);

@@ -48,11 +48,7 @@
 
 #include "rp_preload.h"
 
-__thread int rp_preload_c11_depth RP_TLS;
-
-/* In the wrapper itself: its return address is the program's call. */
-#define RP_USES(obj) RP_ANNOUNCE_ACCESS((obj), 1, 0, 0)
-#define RP_RENEWS(obj) RP_ANNOUNCE_ACCESS(0, 0, (obj), 1)
+__thread int rp_preload_depth RP_TLS;
 
 /* Tells the tool the preload is in place (without it every lock and join
  * would go unseen, and the tool warns at exit if this never arrived) and

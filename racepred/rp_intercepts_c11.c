@@ -8,7 +8,7 @@
  * reports what its pthread counterpart in rp_intercepts.c reports, at the
  * same moment (see the table there), with C11's success code thrd_success,
  * and silences the pthread wrappers its real function may reach
- * (rp_preload_c11_depth).
+ * (rp_preload_depth).
  *
  * thrd_create is wrapped itself, not through pthread_create: glibc passes
  * the pthread layer an attribute pointer of (void *)-1 to mark a C11
@@ -27,15 +27,6 @@
 
 #include "rp_preload.h"
 
-/* Runs the real function with the pthread wrappers silenced (see
- * rp_preload_c11_depth). */
-#define RP_C11_CALL(call)                                                    \
-    do {                                                                     \
-        rp_preload_c11_depth++;                                              \
-        call;                                                                \
-        rp_preload_c11_depth--;                                              \
-    } while (0)
-
 /* ---- threads ------------------------------------------------------------ */
 
 RP_LIBC_FUNC(int, thrdZucreate, thrd_t *thr, thrd_start_t start, void *arg)
@@ -44,7 +35,7 @@ RP_LIBC_FUNC(int, thrdZucreate, thrd_t *thr, thrd_start_t start, void *arg)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_C11_CALL(CALL_FN_W_WWW(ret, fn, thr, start, arg));
+    RP_OWN_CALL(CALL_FN_W_WWW(ret, fn, thr, start, arg));
     if (ret == thrd_success)
         RP_REQUEST(RP_USERREQ_THREAD_CREATED, *thr, 0);
     return ret;
@@ -57,7 +48,7 @@ RP_LIBC_FUNC(int, thrdZujoin, thrd_t thr, int *result)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_JOIN_PRE, thr, 0);
-    RP_C11_CALL(CALL_FN_W_WW(ret, fn, thr, result));
+    RP_OWN_CALL(CALL_FN_W_WW(ret, fn, thr, result));
     return ret;
 }
 
@@ -69,7 +60,7 @@ RP_LIBC_FUNC(int, thrdZudetach, thrd_t thr)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_THREAD_DETACH, thr, thrd_equal(thr, thrd_current()));
-    RP_C11_CALL(CALL_FN_W_W(ret, fn, thr));
+    RP_OWN_CALL(CALL_FN_W_W(ret, fn, thr));
     return ret;
 }
 
@@ -79,7 +70,7 @@ static int mtx_lock_wrk(OrigFn fn, mtx_t *mutex)
 {
     int ret;
 
-    RP_C11_CALL(CALL_FN_W_W(ret, fn, mutex));
+    RP_OWN_CALL(CALL_FN_W_W(ret, fn, mutex));
     if (ret == thrd_success)
         RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return ret;
@@ -108,7 +99,7 @@ RP_LIBC_FUNC(int, mtxZutimedlock, mtx_t *mutex, const struct timespec *abstime)
     int ret;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_C11_CALL(CALL_FN_W_WW(ret, fn, mutex, abstime));
+    RP_OWN_CALL(CALL_FN_W_WW(ret, fn, mutex, abstime));
     if (ret == thrd_success)
         RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return ret;
@@ -121,7 +112,7 @@ RP_LIBC_FUNC(int, mtxZuunlock, mtx_t *mutex)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
-    RP_C11_CALL(CALL_FN_W_W(ret, fn, mutex));
+    RP_OWN_CALL(CALL_FN_W_W(ret, fn, mutex));
     return ret;
 }
 
@@ -136,7 +127,7 @@ RP_LIBC_FUNC(int, cndZuwait, cnd_t *cond, mtx_t *mutex)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
-    RP_C11_CALL(CALL_FN_W_WW(ret, fn, cond, mutex));
+    RP_OWN_CALL(CALL_FN_W_WW(ret, fn, cond, mutex));
     RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     if (ret == thrd_success)
         RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
@@ -151,7 +142,7 @@ RP_LIBC_FUNC(int, cndZutimedwait, cnd_t *cond, mtx_t *mutex,
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
-    RP_C11_CALL(CALL_FN_W_WWW(ret, fn, cond, mutex, abstime));
+    RP_OWN_CALL(CALL_FN_W_WWW(ret, fn, cond, mutex, abstime));
     RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     if (ret == thrd_success)
         RP_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
@@ -165,7 +156,7 @@ RP_LIBC_FUNC(int, cndZusignal, cnd_t *cond)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
-    RP_C11_CALL(CALL_FN_W_W(ret, fn, cond));
+    RP_OWN_CALL(CALL_FN_W_W(ret, fn, cond));
     return ret;
 }
 
@@ -176,7 +167,7 @@ RP_LIBC_FUNC(int, cndZubroadcast, cnd_t *cond)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);
-    RP_C11_CALL(CALL_FN_W_W(ret, fn, cond));
+    RP_OWN_CALL(CALL_FN_W_W(ret, fn, cond));
     return ret;
 }
 
@@ -192,12 +183,12 @@ static void once_trampoline(void)
 {
     void (*routine)(void) = once_routine;
     once_flag *flag = once_flag_of;
-    int depth = rp_preload_c11_depth;
+    int depth = rp_preload_depth;
 
     /* The routine is the program's own code: its pthread calls count. */
-    rp_preload_c11_depth = 0;
+    rp_preload_depth = 0;
     routine();
-    rp_preload_c11_depth = depth;
+    rp_preload_depth = depth;
     RP_REQUEST(RP_USERREQ_SYNC_SEND, flag, 0);
 }
 
@@ -208,6 +199,6 @@ RP_LIBC_FUNC(void, callZuonce, once_flag *flag, void (*routine)(void))
     VALGRIND_GET_ORIG_FN(fn);
     once_routine = routine;
     once_flag_of = flag;
-    RP_C11_CALL(CALL_FN_v_WW(fn, flag, once_trampoline));
+    RP_OWN_CALL(CALL_FN_v_WW(fn, flag, once_trampoline));
     RP_REQUEST(RP_USERREQ_SYNC_RECV, flag, 0);
 }

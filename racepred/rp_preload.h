@@ -80,6 +80,12 @@
                        "r"((unsigned long)__builtin_return_address(0))       \
                      : "memory")
 
+/* A synchronising object's own bytes (rp_intercepts.c): using it reads
+ * its first byte, creating or destroying it writes it.  In the wrapper
+ * itself: its return address is the program's call. */
+#define RP_USES(obj) RP_ANNOUNCE_ACCESS((obj), 1, 0, 0)
+#define RP_RENEWS(obj) RP_ANNOUNCE_ACCESS(0, 0, (obj), 1)
+
 /* The bounds of rp_announce_sites (made by the linker). */
 extern const unsigned long __start_rp_announce_sites[], __stop_rp_announce_sites[];
 
@@ -93,19 +99,31 @@ static inline size_t rp_preload_strlen(const char *s)
     return n;
 }
 
-/* Nonzero while a C11 wrapper (rp_intercepts_c11.c) runs the real C11
- * function in this thread.  glibc builds the C11 functions on its pthread
- * code and some of the calls it makes land on a wrapped pthread function
- * (mtx_lock calls __pthread_mutex_lock, which is pthread_mutex_lock under
- * another name), others do not (thrd_join, mtx_timedlock); which ones
- * varies between glibc versions.  The C11 wrapper reports the operation
- * once, itself, and the pthread wrappers stay silent meanwhile. */
-extern __thread int rp_preload_c11_depth RP_TLS;
+/* Nonzero while a wrapper of a higher-level library runs the real
+ * function in this thread: C11 <threads.h> (rp_intercepts_c11.c) and
+ * GLib's locks (rp_intercepts_glib.c).  glibc builds the C11 functions on
+ * its pthread code and some of the calls it makes land on a wrapped
+ * pthread function (mtx_lock calls __pthread_mutex_lock, which is
+ * pthread_mutex_lock under another name), others do not (thrd_join,
+ * mtx_timedlock); which ones varies between glibc versions; g_cond_wait
+ * calls g_mutex_unlock and g_mutex_lock.  The outer wrapper reports the
+ * operation once, itself, and the wrappers it reaches stay silent
+ * meanwhile. */
+extern __thread int rp_preload_depth RP_TLS;
 
-/* A request of a pthread wrapper: dropped inside a C11 wrapper. */
+/* Runs the real function of a wrapper that reports for itself (see
+ * rp_preload_depth). */
+#define RP_OWN_CALL(call)                                                    \
+    do {                                                                     \
+        rp_preload_depth++;                                                  \
+        call;                                                                \
+        rp_preload_depth--;                                                  \
+    } while (0)
+
+/* A request of a wrapper the outer one may reach: dropped inside it. */
 #define RP_PTH_REQUEST(req, a1, a2)                                          \
     do {                                                                     \
-        if (rp_preload_c11_depth == 0)                                       \
+        if (rp_preload_depth == 0)                                           \
             RP_REQUEST((req), (a1), (a2));                                   \
     } while (0)
 

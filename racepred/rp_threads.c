@@ -38,6 +38,7 @@ typedef struct {
     ExeContext *created_at;   /* NULL for the root thread */
     UInt ignore_reads;        /* nesting depth of ignore requests */
     UInt ignore_writes;
+    UInt ignore_atomics;
 } rp_thread;
 
 typedef struct {
@@ -75,6 +76,7 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->created_at = NULL;
     t->ignore_reads = 0;
     t->ignore_writes = 0;
+    t->ignore_atomics = 0;
     rp_by_vg[vg_tid] = n_threads;
     return n_threads++;
 }
@@ -141,7 +143,8 @@ static void on_first_insn(ThreadId tid)
 static UInt ignores_of(const rp_thread *t)
 {
     return (t->ignore_reads > 0 ? RP_IGNORE_READS : 0)
-         | (t->ignore_writes > 0 ? RP_IGNORE_WRITES : 0);
+         | (t->ignore_writes > 0 ? RP_IGNORE_WRITES : 0)
+         | (t->ignore_atomics > 0 ? RP_IGNORE_ATOMICS : 0);
 }
 
 UWord rp_threads_switches;
@@ -176,12 +179,15 @@ Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)
     rp_thread *t = &threads[rp_threads_of_vg(vg_tid)];
 
     if (!begin && (((kinds & RP_IGNORE_READS) && t->ignore_reads == 0)
-                   || ((kinds & RP_IGNORE_WRITES) && t->ignore_writes == 0)))
+                   || ((kinds & RP_IGNORE_WRITES) && t->ignore_writes == 0)
+                   || ((kinds & RP_IGNORE_ATOMICS) && t->ignore_atomics == 0)))
         return False;
     if (kinds & RP_IGNORE_READS)
         t->ignore_reads += begin ? 1 : -1;
     if (kinds & RP_IGNORE_WRITES)
         t->ignore_writes += begin ? 1 : -1;
+    if (kinds & RP_IGNORE_ATOMICS)
+        t->ignore_atomics += begin ? 1 : -1;
     /* The request comes from the running thread. */
     if (vg_tid == rp_threads_current_vg)
         rp_threads_current_ignores = ignores_of(t);

@@ -31,14 +31,20 @@ extern UWord rp_threads_switches;
 
 /* What the running thread asked not to be seen (ANNOTATE_IGNORE_*,
  * RACEPRED_IGNORE_*): RP_IGNORE_READS and/or RP_IGNORE_WRITES, 0 almost
- * always.  Read by the instrumentation's helpers on every access. */
-#define RP_IGNORE_READS  1u
-#define RP_IGNORE_WRITES 2u
+ * always.  Read by the instrumentation's helpers on every access.
+ * RP_IGNORE_ATOMICS, asked by the preload alone around a lock library's
+ * own code (RP_USERREQ_IGNORE_CALL), also hides the thread's atomic
+ * read-modify-writes, which would otherwise make the lock's word a
+ * synchronisation variable (rp_atomics.h) and order every critical
+ * section after the previous one. */
+#define RP_IGNORE_READS   1u
+#define RP_IGNORE_WRITES  2u
+#define RP_IGNORE_ATOMICS 4u
 extern UInt rp_threads_current_ignores;
 
 /* Begins (`begin`) or ends ignoring the accesses of `kinds`
- * (RP_IGNORE_READS | RP_IGNORE_WRITES) in `vg_tid`; the pairs nest.  False
- * for an end without a begin (nothing changes). */
+ * (RP_IGNORE_READS | RP_IGNORE_WRITES | RP_IGNORE_ATOMICS) in `vg_tid`;
+ * the pairs nest.  False for an end without a begin (nothing changes). */
 Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin);
 
 /* Makes a thread the running one if it is not already: a system call's

@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config valgrind libcmocka-dev libxml2-utils"
+packages="build-essential autoconf automake pkg-config valgrind libcmocka-dev libxml2-utils libglib2.0-dev"
 # --fuzz: also what `make fuzz-smoke` needs (clang with its libFuzzer and
 # sanitizer runtimes, libclang_rt.fuzzer-x86_64.a); not needed by make check.
 [ "${1:-}" = "--fuzz" ] && { packages="$packages clang libclang-rt-14-dev"; shift; }

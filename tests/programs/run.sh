@@ -51,10 +51,10 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_detached racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync"
+racy="racy_counter racy_detached racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync"
 
-pipe_ordered="racy_nopie c11_racy racy_detached hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn"
+pipe_ordered="racy_nopie c11_racy racy_detached hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race"
 
 failures=0
 checks=0
@@ -561,20 +561,25 @@ witness_lines() {
         -e '/ Witness/s/[0-9][0-9]*/N/g' "$1" | awk '/^Data race /{ p = 1 } p' |
         grep -E '^(Data race |Found by: |   at | Witness|   thread #|     running |     moved |   and |.*accesses are adjacent)'
 }
-for p in hidden_race hidden_race_cs hidden_race_reversal ordered_by_data; do
+for p in hidden_race hidden_race_cs hidden_race_reversal ordered_by_data glib_hidden_race; do
+    built "$p" || continue
     run_tool -q --detector=hb --error-exitcode=42 "$progs/$p"
     if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then pass "$p: --detector=hb reports nothing"; else fail "$p: --detector=hb exit code $rc"; cat "$tmp/err"; fi
 done
-run_native hidden_race
-run_tool -q --error-exitcode=42 "$progs/hidden_race"
-witness_lines "$tmp/err" >"$tmp/witness"
-if [ "$rc" -eq 42 ] && diff -u "$expected/hidden_race.stderr.exp" "$tmp/witness" >"$tmp/diff" &&
-   cmp -s "$tmp/native.out" "$tmp/out"; then
-    pass "hidden_race: default detectors report it predicted, with the witness of expected/hidden_race.stderr.exp"
-else
-    fail "hidden_race: exit code $rc, report differs from expected/hidden_race.stderr.exp"
-    cat "$tmp/diff" "$tmp/err"
-fi
+# glib_hidden_race is the same program with GLib's mutex.
+for p in hidden_race glib_hidden_race; do
+    built "$p" || continue
+    run_native "$p"
+    run_tool -q --error-exitcode=42 "$progs/$p"
+    witness_lines "$tmp/err" >"$tmp/witness"
+    if [ "$rc" -eq 42 ] && diff -u "$expected/$p.stderr.exp" "$tmp/witness" >"$tmp/diff" &&
+       cmp -s "$tmp/native.out" "$tmp/out"; then
+        pass "$p: default detectors report it predicted, with the witness of expected/$p.stderr.exp"
+    else
+        fail "$p: exit code $rc, report differs from expected/$p.stderr.exp"
+        cat "$tmp/diff" "$tmp/err"
+    fi
+done
 # Several detectors on one run: one report per code-location pair, naming
 # every detector that found it (text "Found by:", XML <detector>, SARIF
 # foundBy), with the strongest status: hidden_race's predicted race once,
@@ -787,7 +792,7 @@ fi
 help_lines=$(valgrind --tool=racepred --help 2>/dev/null | sed -n '/--detector=/,/--show-unconfirmed/p')
 detectors=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
 offline=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*offline.*/\1/p')
-for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync; do
+for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync; do
     built "$p" || continue
     bad="" ran=""
     for d in $detectors; do
