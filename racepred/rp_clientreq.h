@@ -60,8 +60,9 @@ typedef enum {
      * the caller's own. */
     RP_USERREQ_THREAD_DETACH,
     /* arg1 = 1: the caller enters a lock library's own code, whose loads,
-     * stores and atomics are not the program's (rp_intercepts_glib.c);
-     * arg1 = 0: it leaves it.  Nests. */
+     * stores and atomics are not the program's (RP_UNSEEN_CALL:
+     * rp_intercepts_glib.c, rp_intercepts_omp.c); arg1 = 0: it leaves it.
+     * Nests. */
     RP_USERREQ_IGNORE_CALL
 } rp_userreq;
 

@@ -393,15 +393,21 @@ static VG_REGPARM(3) void on_spin_read(Addr addr, UWord size, Addr site)
     on_sync_load(addr, site);
 }
 
-/* A load or store in a synchronising object (rp_filter.h). */
+/* A load or store in a synchronising object (rp_filter.h); none inside
+ * a lock of the object that the preload reports itself (omp_set_lock,
+ * RP_IGNORE_ATOMICS). */
 static VG_REGPARM(2) void on_sync_read(Addr addr, Addr site)
 {
+    if (rp_threads_current_ignores & RP_IGNORE_ATOMICS)
+        return;
     if (!polled_again(addr))
         on_sync_load(addr, site);
 }
 
 static VG_REGPARM(2) void on_sync_write(Addr addr, Addr site)
 {
+    if (rp_threads_current_ignores & RP_IGNORE_ATOMICS)
+        return;
     rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_current, rp_atomics_object(addr), 0, site);
 }
 

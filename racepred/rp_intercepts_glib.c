@@ -12,8 +12,8 @@
  * was silent), and reports said "Locks held: none" inside them.  So each
  * wrapper reports the operation as its pthread counterpart in
  * rp_intercepts.c does, at the same moment (see the table there), and runs
- * GLib's own code unseen (RP_USERREQ_IGNORE_CALL: its loads, stores and
- * atomics on the lock's words) with the wrappers it reaches silent
+ * GLib's own code unseen (RP_UNSEEN_CALL: its loads, stores and atomics on
+ * the lock's words) with the wrappers it reaches silent
  * (g_cond_wait unlocks and relocks through g_mutex_unlock and
  * g_mutex_lock).
  *
@@ -32,14 +32,6 @@
     ret_ty I_WRAP_SONAME_FNNAME_ZU(libglibZh2Zd0ZdsoZa, f)(args);            \
     ret_ty I_WRAP_SONAME_FNNAME_ZU(libglibZh2Zd0ZdsoZa, f)(args)
 
-/* Runs GLib's own code unseen, the wrappers it reaches silent. */
-#define RP_GLIB_CALL(call)                                                   \
-    do {                                                                     \
-        RP_REQUEST(RP_USERREQ_IGNORE_CALL, 1, 0);                            \
-        RP_OWN_CALL(call);                                                   \
-        RP_REQUEST(RP_USERREQ_IGNORE_CALL, 0, 0);                            \
-    } while (0)
-
 /* ---- GMutex ------------------------------------------------------------- */
 
 RP_GLIB_FUNC(void, g_mutex_lock, void *mutex)
@@ -48,7 +40,7 @@ RP_GLIB_FUNC(void, g_mutex_lock, void *mutex)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_USES(mutex);
-    RP_GLIB_CALL(CALL_FN_v_W(fn, mutex));
+    RP_UNSEEN_CALL(CALL_FN_v_W(fn, mutex));
     RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
 }
 
@@ -59,7 +51,7 @@ RP_GLIB_FUNC(int, g_mutex_trylock, void *mutex)
 
     VALGRIND_GET_ORIG_FN(fn);
     RP_USES(mutex);
-    RP_GLIB_CALL(CALL_FN_W_W(locked, fn, mutex));
+    RP_UNSEEN_CALL(CALL_FN_W_W(locked, fn, mutex));
     if (locked)
         RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     return locked;
@@ -72,7 +64,7 @@ RP_GLIB_FUNC(void, g_mutex_unlock, void *mutex)
     VALGRIND_GET_ORIG_FN(fn);
     RP_USES(mutex);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
-    RP_GLIB_CALL(CALL_FN_v_W(fn, mutex));
+    RP_UNSEEN_CALL(CALL_FN_v_W(fn, mutex));
 }
 
 /* Creating or destroying a mutex or condition variable writes it. */
@@ -83,7 +75,7 @@ RP_GLIB_FUNC(void, g_mutex_unlock, void *mutex)
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
         RP_RENEWS(obj);                                                      \
-        RP_GLIB_CALL(CALL_FN_v_W(fn, obj));                                  \
+        RP_UNSEEN_CALL(CALL_FN_v_W(fn, obj));                                  \
     }
 
 RP_GLIB_RENEWING_FUNC(g_mutex_init)
@@ -103,7 +95,7 @@ RP_GLIB_FUNC(void, g_cond_wait, void *cond, void *mutex)
     VALGRIND_GET_ORIG_FN(fn);
     RP_USES(cond);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
-    RP_GLIB_CALL(CALL_FN_v_WW(fn, cond, mutex));
+    RP_UNSEEN_CALL(CALL_FN_v_WW(fn, cond, mutex));
     RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
 }
@@ -117,7 +109,7 @@ RP_GLIB_FUNC(int, g_cond_wait_until, void *cond, void *mutex, long long end_time
     VALGRIND_GET_ORIG_FN(fn);
     RP_USES(cond);
     RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
-    RP_GLIB_CALL(CALL_FN_W_WWW(woken, fn, cond, mutex, end_time));
+    RP_UNSEEN_CALL(CALL_FN_W_WWW(woken, fn, cond, mutex, end_time));
     RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
     if (woken)
         RP_PTH_REQUEST(RP_USERREQ_SYNC_RECV, cond, 0);
@@ -132,7 +124,7 @@ RP_GLIB_FUNC(int, g_cond_wait_until, void *cond, void *mutex, long long end_time
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
         RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);                       \
-        RP_GLIB_CALL(CALL_FN_v_W(fn, cond));                                 \
+        RP_UNSEEN_CALL(CALL_FN_v_W(fn, cond));                                 \
         RP_USES(cond);                                                       \
     }
 

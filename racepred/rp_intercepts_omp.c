@@ -1,8 +1,8 @@
 /* rp_intercepts_omp.c — the preload's wrappers of libgomp, the GNU OpenMP
  * runtime: how the work of a `sections` construct and tasks are handed
- * out.
+ * out, and its locks (below).
  *
- * libgomp's own synchronisation needs no wrapper: it is a synchronising
+ * libgomp's other synchronisation needs no wrapper: it is a synchronising
  * object (rp_filter.h), whose loads and stores are acquires and releases.
  * What racepred cannot see without help is a race between two sections
  * of one construct when one thread runs both: program order then orders
@@ -250,13 +250,52 @@ static void before_critical(void)
         critical_interval *= 2;
 }
 
+/* ---- locks -----------------------------------------------------------------
+ *
+ * `omp critical`, `omp atomic` done with a lock, and the omp_*_lock
+ * functions are locks, reported as pthread mutexes are (rp_intercepts.c)
+ * with libgomp's own code inside them unseen (RP_UNSEEN_CALL).  As a
+ * synchronising object, libgomp's loads and stores in them would be
+ * acquires and releases of its lock words, which order every critical
+ * section after the one before it: no predictive detector could run two
+ * in the other order, two differently named criticals would order each
+ * other whenever one ended before the other began (DataRaceBench's
+ * critical1-gpu was reported in 1 run of 5), and reports said "Locks
+ * held: none".  A named critical's lock is the variable the compiler
+ * made for its name (`.gomp_critical_user_NAME`); the unnamed critical
+ * and the atomic lock, libgomp's own, are stood for by the two bytes
+ * below.  Nestable locks nest as recursive mutexes do. */
+static char rp_omp_critical_lock, rp_omp_atomic_lock;
+
+/* Runs a lock's real function unseen, then reports the acquire. */
+#define RP_OMP_ACQUIRE(lock, call)                                           \
+    do {                                                                     \
+        RP_UNSEEN_CALL(call);                                                \
+        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, (lock), 0);                     \
+    } while (0)
+
+/* Reports the release, then runs the real function unseen. */
+#define RP_OMP_RELEASE(lock, call)                                           \
+    do {                                                                     \
+        RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, (lock), 0);                  \
+        RP_UNSEEN_CALL(call);                                                \
+    } while (0)
+
 RP_GOMP_FUNC(void, GOMP_critical_start, void)
 {
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
     before_critical();
-    CALL_FN_v_v(fn);
+    RP_OMP_ACQUIRE(&rp_omp_critical_lock, CALL_FN_v_v(fn));
+}
+
+RP_GOMP_FUNC(void, GOMP_critical_end, void)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_OMP_RELEASE(&rp_omp_critical_lock, CALL_FN_v_v(fn));
 }
 
 RP_GOMP_FUNC(void, GOMP_critical_name_start, void **pptr)
@@ -265,5 +304,89 @@ RP_GOMP_FUNC(void, GOMP_critical_name_start, void **pptr)
 
     VALGRIND_GET_ORIG_FN(fn);
     before_critical();
-    CALL_FN_v_W(fn, pptr);
+    RP_OMP_ACQUIRE(pptr, CALL_FN_v_W(fn, pptr));
 }
+
+RP_GOMP_FUNC(void, GOMP_critical_name_end, void **pptr)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_OMP_RELEASE(pptr, CALL_FN_v_W(fn, pptr));
+}
+
+RP_GOMP_FUNC(void, GOMP_atomic_start, void)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_OMP_ACQUIRE(&rp_omp_atomic_lock, CALL_FN_v_v(fn));
+}
+
+RP_GOMP_FUNC(void, GOMP_atomic_end, void)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    RP_OMP_RELEASE(&rp_omp_atomic_lock, CALL_FN_v_v(fn));
+}
+
+/* omp_set_lock, omp_set_nest_lock. */
+#define RP_OMP_SET_FUNC(f)                                                   \
+    RP_GOMP_FUNC(void, f, void *lock)                                        \
+    {                                                                        \
+        OrigFn fn;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_USES(lock);                                                       \
+        RP_OMP_ACQUIRE(lock, CALL_FN_v_W(fn, lock));                         \
+    }
+
+/* omp_unset_lock, omp_unset_nest_lock. */
+#define RP_OMP_UNSET_FUNC(f)                                                 \
+    RP_GOMP_FUNC(void, f, void *lock)                                        \
+    {                                                                        \
+        OrigFn fn;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_USES(lock);                                                       \
+        RP_OMP_RELEASE(lock, CALL_FN_v_W(fn, lock));                         \
+    }
+
+/* omp_test_lock (1 when taken), omp_test_nest_lock (the new nesting
+ * count, 0 when not taken). */
+#define RP_OMP_TEST_FUNC(f)                                                  \
+    RP_GOMP_FUNC(int, f, void *lock)                                         \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        int taken;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_USES(lock);                                                       \
+        RP_UNSEEN_CALL(CALL_FN_W_W(taken, fn, lock));                        \
+        if (taken != 0)                                                      \
+            RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);                   \
+        return taken;                                                        \
+    }
+
+/* omp_init_lock, omp_destroy_lock and their nestable forms write it. */
+#define RP_OMP_RENEWING_FUNC(f)                                              \
+    RP_GOMP_FUNC(void, f, void *lock)                                        \
+    {                                                                        \
+        OrigFn fn;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_RENEWS(lock);                                                     \
+        RP_UNSEEN_CALL(CALL_FN_v_W(fn, lock));                               \
+    }
+
+RP_OMP_SET_FUNC(omp_set_lock)
+RP_OMP_SET_FUNC(omp_set_nest_lock)
+RP_OMP_UNSET_FUNC(omp_unset_lock)
+RP_OMP_UNSET_FUNC(omp_unset_nest_lock)
+RP_OMP_TEST_FUNC(omp_test_lock)
+RP_OMP_TEST_FUNC(omp_test_nest_lock)
+RP_OMP_RENEWING_FUNC(omp_init_lock)
+RP_OMP_RENEWING_FUNC(omp_init_nest_lock)
+RP_OMP_RENEWING_FUNC(omp_destroy_lock)
+RP_OMP_RENEWING_FUNC(omp_destroy_nest_lock)

@@ -120,6 +120,16 @@ extern __thread int rp_preload_depth RP_TLS;
         rp_preload_depth--;                                                  \
     } while (0)
 
+/* Runs a lock library's own code unseen (RP_USERREQ_IGNORE_CALL: its
+ * loads, stores, atomics and synchronising-object accesses on the lock's
+ * words), the wrappers it reaches silent: the wrapper reports the lock. */
+#define RP_UNSEEN_CALL(call)                                                 \
+    do {                                                                     \
+        RP_REQUEST(RP_USERREQ_IGNORE_CALL, 1, 0);                            \
+        RP_OWN_CALL(call);                                                   \
+        RP_REQUEST(RP_USERREQ_IGNORE_CALL, 0, 0);                            \
+    } while (0)
+
 /* A request of a wrapper the outer one may reach: dropped inside it. */
 #define RP_PTH_REQUEST(req, a1, a2)                                          \
     do {                                                                     \

@@ -34,9 +34,10 @@ extern UWord rp_threads_switches;
  * always.  Read by the instrumentation's helpers on every access.
  * RP_IGNORE_ATOMICS, asked by the preload alone around a lock library's
  * own code (RP_USERREQ_IGNORE_CALL), also hides the thread's atomic
- * read-modify-writes, which would otherwise make the lock's word a
- * synchronisation variable (rp_atomics.h) and order every critical
- * section after the previous one. */
+ * read-modify-writes and its accesses in synchronising objects, which
+ * would otherwise make the lock's word a synchronisation variable
+ * (rp_atomics.h) and order every critical section after the previous
+ * one. */
 #define RP_IGNORE_READS   1u
 #define RP_IGNORE_WRITES  2u
 #define RP_IGNORE_ATOMICS 4u

@@ -52,9 +52,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_detached racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks"
 
-pipe_ordered="racy_nopie c11_racy racy_detached hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race"
+pipe_ordered="racy_nopie c11_racy racy_detached hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race"
 
 failures=0
 checks=0
@@ -561,13 +561,14 @@ witness_lines() {
         -e '/ Witness/s/[0-9][0-9]*/N/g' "$1" | awk '/^Data race /{ p = 1 } p' |
         grep -E '^(Data race |Found by: |   at | Witness|   thread #|     running |     moved |   and |.*accesses are adjacent)'
 }
-for p in hidden_race hidden_race_cs hidden_race_reversal ordered_by_data glib_hidden_race; do
+for p in hidden_race hidden_race_cs hidden_race_reversal ordered_by_data glib_hidden_race omp_hidden_race; do
     built "$p" || continue
     run_tool -q --detector=hb --error-exitcode=42 "$progs/$p"
     if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then pass "$p: --detector=hb reports nothing"; else fail "$p: --detector=hb exit code $rc"; cat "$tmp/err"; fi
 done
-# glib_hidden_race is the same program with GLib's mutex.
-for p in hidden_race glib_hidden_race; do
+# glib_hidden_race and omp_hidden_race are the same program with GLib's
+# mutex and an OpenMP lock.
+for p in hidden_race glib_hidden_race omp_hidden_race; do
     built "$p" || continue
     run_native "$p"
     run_tool -q --error-exitcode=42 "$progs/$p"
@@ -792,7 +793,7 @@ fi
 help_lines=$(valgrind --tool=racepred --help 2>/dev/null | sed -n '/--detector=/,/--show-unconfirmed/p')
 detectors=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
 offline=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*offline.*/\1/p')
-for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync; do
+for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks; do
     built "$p" || continue
     bad="" ran=""
     for d in $detectors; do
@@ -897,6 +898,27 @@ check_two_writes() {
 }
 check_two_writes racy_omp_sections "racy_omp_sections.c:19) racy_omp_sections.c:21) "
 check_two_writes racy_omp_tasks "racy_omp_tasks.c:16) racy_omp_tasks.c:18) "
+
+# OpenMP's locks are locks (rp_intercepts_omp.c): racy_omp_locks's two
+# races, one between two named criticals and one between two omp locks,
+# each say which lock both writes held, and the locks are announced by
+# their names; which thread writes first is the schedule's.
+if built racy_omp_locks; then
+    run_tool -q --error-exitcode=42 "$progs/racy_omp_locks"
+    report_lines "$tmp/err" >"$tmp/report"
+    lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort | tr '\n' ' ')
+    if [ "$rc" -eq 42 ] && [ "$(grep -c '^Data race (hb, observed) during write of size 4' "$tmp/report")" -eq 2 ] &&
+       [ "$(grep -c '^Locks held: 1, at address' "$tmp/report")" -eq 4 ] &&
+       [ "$lines" = "racy_omp_locks.c:24) racy_omp_locks.c:26) racy_omp_locks.c:30) racy_omp_locks.c:32) " ] &&
+       grep -q 'data symbol ".gomp_critical_user_first"' "$tmp/report" &&
+       grep -q 'data symbol ".gomp_critical_user_second"' "$tmp/report" &&
+       grep -q 'data symbol "lock_a"' "$tmp/report" && grep -q 'data symbol "lock_b"' "$tmp/report"; then
+        pass "racy_omp_locks: both races, each write holding its own named critical or omp lock"
+    else
+        fail "racy_omp_locks: exit code $rc, lines '$lines'"
+        cat "$tmp/err"
+    fi
+fi
 
 echo "$((checks - failures)) of $checks checks passed"
 [ "$failures" -eq 0 ]
