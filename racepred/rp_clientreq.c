@@ -43,10 +43,6 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_THREAD_DETACH:
         rp_threads_detach(tid, arg[1], arg[2] != 0);
         break;
-    case RP_USERREQ_IGNORE_CALL:
-        rp_threads_ignore(tid, RP_IGNORE_READS | RP_IGNORE_WRITES | RP_IGNORE_ATOMICS,
-                          arg[1] != 0);
-        break;
     case RP_USERREQ_JOIN_PRE:
         rp_threads_join_pre(tid, arg[1]);
         break;

@@ -58,12 +58,15 @@ typedef enum {
     RP_USERREQ_SWITCHES,
     /* arg1 = pthread_t the caller is about to detach, arg2 = 1 when it is
      * the caller's own. */
-    RP_USERREQ_THREAD_DETACH,
-    /* arg1 = 1: the caller enters a lock library's own code, whose loads,
-     * stores and atomics are not the program's (RP_UNSEEN_CALL:
-     * rp_intercepts_glib.c, rp_intercepts_omp.c); arg1 = 0: it leaves it.
-     * Nests. */
-    RP_USERREQ_IGNORE_CALL
+    RP_USERREQ_THREAD_DETACH
 } rp_userreq;
+
+/* Not requests but announcements (rp_preload.h's announcing nops, a
+ * client request's cost divided by a hundred): a read size no real range
+ * has says the thread enters a lock library's own code, whose loads,
+ * stores and atomics are not the program's (RP_UNSEEN_CALL:
+ * rp_intercepts_glib.c, rp_intercepts_omp.c), or leaves it.  They nest. */
+#define RP_ANNOUNCE_UNSEEN_ENTER (~0UL)
+#define RP_ANNOUNCE_UNSEEN_LEAVE (~0UL - 1)
 
 #endif

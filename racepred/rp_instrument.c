@@ -61,6 +61,7 @@
 
 #include "rp_atomics.h"
 #include "rp_blockrep.h"
+#include "rp_clientreq.h"
 #include "rp_filter.h"
 #include "rp_history.h"
 #include "rp_libc.h"
@@ -348,7 +349,7 @@ static void mark_sync_variable(Addr addr, UWord size)
 
 /* An atomic read-modify-write: an acquire and a release of its variable,
  * unless the thread is inside a lock library's own code (the preload's
- * RP_USERREQ_IGNORE_CALL), whose lock the preload reports itself. */
+ * RP_ANNOUNCE_UNSEEN_ENTER), whose lock the preload reports itself. */
 static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
 {
     Addr obj;
@@ -450,9 +451,16 @@ static Bool is_announce_site(Addr a)
 }
 
 /* The nop's record on the stack: read, read size, write, write size,
- * caller (rp_preload.h). */
+ * caller (rp_preload.h); or a lock library's code entered or left
+ * (RP_ANNOUNCE_UNSEEN_ENTER in place of the read size). */
 static void on_announce(const UWord *record, Addr site)
 {
+    if (record[1] == RP_ANNOUNCE_UNSEEN_ENTER || record[1] == RP_ANNOUNCE_UNSEEN_LEAVE) {
+        rp_threads_ignore(rp_threads_current_vg,
+                          RP_IGNORE_READS | RP_IGNORE_WRITES | RP_IGNORE_ATOMICS,
+                          record[1] == RP_ANNOUNCE_UNSEEN_ENTER);
+        return;
+    }
     VG_(set_IP)(rp_threads_current_vg, site);
     rp_libc_access(rp_threads_current_vg, record[0], record[1], record[2], record[3],
                    record[4]);

@@ -34,54 +34,13 @@
 
 /* ---- GMutex ------------------------------------------------------------- */
 
-RP_GLIB_FUNC(void, g_mutex_lock, void *mutex)
-{
-    OrigFn fn;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    RP_USES(mutex);
-    RP_UNSEEN_CALL(CALL_FN_v_W(fn, mutex));
-    RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
-}
-
-RP_GLIB_FUNC(int, g_mutex_trylock, void *mutex)
-{
-    OrigFn fn;
-    int locked;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    RP_USES(mutex);
-    RP_UNSEEN_CALL(CALL_FN_W_W(locked, fn, mutex));
-    if (locked)
-        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, mutex, 0);
-    return locked;
-}
-
-RP_GLIB_FUNC(void, g_mutex_unlock, void *mutex)
-{
-    OrigFn fn;
-
-    VALGRIND_GET_ORIG_FN(fn);
-    RP_USES(mutex);
-    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, mutex, 0);
-    RP_UNSEEN_CALL(CALL_FN_v_W(fn, mutex));
-}
-
-/* Creating or destroying a mutex or condition variable writes it. */
-#define RP_GLIB_RENEWING_FUNC(f)                                             \
-    RP_GLIB_FUNC(void, f, void *obj)                                         \
-    {                                                                        \
-        OrigFn fn;                                                           \
-                                                                             \
-        VALGRIND_GET_ORIG_FN(fn);                                            \
-        RP_RENEWS(obj);                                                      \
-        RP_UNSEEN_CALL(CALL_FN_v_W(fn, obj));                                  \
-    }
-
-RP_GLIB_RENEWING_FUNC(g_mutex_init)
-RP_GLIB_RENEWING_FUNC(g_mutex_clear)
-RP_GLIB_RENEWING_FUNC(g_cond_init)
-RP_GLIB_RENEWING_FUNC(g_cond_clear)
+RP_LOCKING_VOID_FUNC(RP_GLIB_FUNC, g_mutex_lock)
+RP_TRYLOCKING_FUNC(RP_GLIB_FUNC, g_mutex_trylock)
+RP_UNLOCKING_VOID_FUNC(RP_GLIB_FUNC, g_mutex_unlock)
+RP_RENEWING_VOID_FUNC(RP_GLIB_FUNC, g_mutex_init)
+RP_RENEWING_VOID_FUNC(RP_GLIB_FUNC, g_mutex_clear)
+RP_RENEWING_VOID_FUNC(RP_GLIB_FUNC, g_cond_init)
+RP_RENEWING_VOID_FUNC(RP_GLIB_FUNC, g_cond_clear)
 
 /* ---- GCond -------------------------------------------------------------- */
 
@@ -124,7 +83,7 @@ RP_GLIB_FUNC(int, g_cond_wait_until, void *cond, void *mutex, long long end_time
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
         RP_PTH_REQUEST(RP_USERREQ_SYNC_SEND, cond, 0);                       \
-        RP_UNSEEN_CALL(CALL_FN_v_W(fn, cond));                                 \
+        RP_UNSEEN_CALL(CALL_FN_v_W(fn, cond));                               \
         RP_USES(cond);                                                       \
     }
 

@@ -331,62 +331,15 @@ RP_GOMP_FUNC(void, GOMP_atomic_end, void)
     RP_OMP_RELEASE(&rp_omp_atomic_lock, CALL_FN_v_v(fn));
 }
 
-/* omp_set_lock, omp_set_nest_lock. */
-#define RP_OMP_SET_FUNC(f)                                                   \
-    RP_GOMP_FUNC(void, f, void *lock)                                        \
-    {                                                                        \
-        OrigFn fn;                                                           \
-                                                                             \
-        VALGRIND_GET_ORIG_FN(fn);                                            \
-        RP_USES(lock);                                                       \
-        RP_OMP_ACQUIRE(lock, CALL_FN_v_W(fn, lock));                         \
-    }
-
-/* omp_unset_lock, omp_unset_nest_lock. */
-#define RP_OMP_UNSET_FUNC(f)                                                 \
-    RP_GOMP_FUNC(void, f, void *lock)                                        \
-    {                                                                        \
-        OrigFn fn;                                                           \
-                                                                             \
-        VALGRIND_GET_ORIG_FN(fn);                                            \
-        RP_USES(lock);                                                       \
-        RP_OMP_RELEASE(lock, CALL_FN_v_W(fn, lock));                         \
-    }
-
-/* omp_test_lock (1 when taken), omp_test_nest_lock (the new nesting
- * count, 0 when not taken). */
-#define RP_OMP_TEST_FUNC(f)                                                  \
-    RP_GOMP_FUNC(int, f, void *lock)                                         \
-    {                                                                        \
-        OrigFn fn;                                                           \
-        int taken;                                                           \
-                                                                             \
-        VALGRIND_GET_ORIG_FN(fn);                                            \
-        RP_USES(lock);                                                       \
-        RP_UNSEEN_CALL(CALL_FN_W_W(taken, fn, lock));                        \
-        if (taken != 0)                                                      \
-            RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);                   \
-        return taken;                                                        \
-    }
-
-/* omp_init_lock, omp_destroy_lock and their nestable forms write it. */
-#define RP_OMP_RENEWING_FUNC(f)                                              \
-    RP_GOMP_FUNC(void, f, void *lock)                                        \
-    {                                                                        \
-        OrigFn fn;                                                           \
-                                                                             \
-        VALGRIND_GET_ORIG_FN(fn);                                            \
-        RP_RENEWS(lock);                                                     \
-        RP_UNSEEN_CALL(CALL_FN_v_W(fn, lock));                               \
-    }
-
-RP_OMP_SET_FUNC(omp_set_lock)
-RP_OMP_SET_FUNC(omp_set_nest_lock)
-RP_OMP_UNSET_FUNC(omp_unset_lock)
-RP_OMP_UNSET_FUNC(omp_unset_nest_lock)
-RP_OMP_TEST_FUNC(omp_test_lock)
-RP_OMP_TEST_FUNC(omp_test_nest_lock)
-RP_OMP_RENEWING_FUNC(omp_init_lock)
-RP_OMP_RENEWING_FUNC(omp_init_nest_lock)
-RP_OMP_RENEWING_FUNC(omp_destroy_lock)
-RP_OMP_RENEWING_FUNC(omp_destroy_nest_lock)
+/* omp_test_lock returns 1 when it took the lock, omp_test_nest_lock the
+ * new nesting count (0 when it did not). */
+RP_LOCKING_VOID_FUNC(RP_GOMP_FUNC, omp_set_lock)
+RP_LOCKING_VOID_FUNC(RP_GOMP_FUNC, omp_set_nest_lock)
+RP_TRYLOCKING_FUNC(RP_GOMP_FUNC, omp_test_lock)
+RP_TRYLOCKING_FUNC(RP_GOMP_FUNC, omp_test_nest_lock)
+RP_UNLOCKING_VOID_FUNC(RP_GOMP_FUNC, omp_unset_lock)
+RP_UNLOCKING_VOID_FUNC(RP_GOMP_FUNC, omp_unset_nest_lock)
+RP_RENEWING_VOID_FUNC(RP_GOMP_FUNC, omp_init_lock)
+RP_RENEWING_VOID_FUNC(RP_GOMP_FUNC, omp_init_nest_lock)
+RP_RENEWING_VOID_FUNC(RP_GOMP_FUNC, omp_destroy_lock)
+RP_RENEWING_VOID_FUNC(RP_GOMP_FUNC, omp_destroy_nest_lock)

@@ -120,14 +120,14 @@ extern __thread int rp_preload_depth RP_TLS;
         rp_preload_depth--;                                                  \
     } while (0)
 
-/* Runs a lock library's own code unseen (RP_USERREQ_IGNORE_CALL: its
+/* Runs a lock library's own code unseen (RP_ANNOUNCE_UNSEEN_ENTER: its
  * loads, stores, atomics and synchronising-object accesses on the lock's
  * words), the wrappers it reaches silent: the wrapper reports the lock. */
 #define RP_UNSEEN_CALL(call)                                                 \
     do {                                                                     \
-        RP_REQUEST(RP_USERREQ_IGNORE_CALL, 1, 0);                            \
+        RP_ANNOUNCE_ACCESS(0, RP_ANNOUNCE_UNSEEN_ENTER, 0, 0);               \
         RP_OWN_CALL(call);                                                   \
-        RP_REQUEST(RP_USERREQ_IGNORE_CALL, 0, 0);                            \
+        RP_ANNOUNCE_ACCESS(0, RP_ANNOUNCE_UNSEEN_LEAVE, 0, 0);               \
     } while (0)
 
 /* A request of a wrapper the outer one may reach: dropped inside it. */
@@ -136,5 +136,59 @@ extern __thread int rp_preload_depth RP_TLS;
         if (rp_preload_depth == 0)                                           \
             RP_REQUEST((req), (a1), (a2));                                   \
     } while (0)
+
+/* Wrappers of a lock library's functions that take the lock (or the
+ * object) as their one argument, reporting what their pthread
+ * counterparts report at the same moments (rp_intercepts.c), the
+ * library's own code unseen.  FUNC is the library's macro that declares a
+ * wrapper (RP_GLIB_FUNC, RP_GOMP_FUNC).  A lock, after the real call: */
+#define RP_LOCKING_VOID_FUNC(FUNC, f)                                        \
+    FUNC(void, f, void *lock)                                                \
+    {                                                                        \
+        OrigFn fn;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_USES(lock);                                                       \
+        RP_UNSEEN_CALL(CALL_FN_v_W(fn, lock));                               \
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);                   \
+    }
+
+/* A try-lock, which returns nonzero when it took the lock: */
+#define RP_TRYLOCKING_FUNC(FUNC, f)                                          \
+    FUNC(int, f, void *lock)                                                 \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        int taken;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_USES(lock);                                                       \
+        RP_UNSEEN_CALL(CALL_FN_W_W(taken, fn, lock));                        \
+        if (taken != 0)                                                      \
+            RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);               \
+        return taken;                                                        \
+    }
+
+/* An unlock, before the real call: */
+#define RP_UNLOCKING_VOID_FUNC(FUNC, f)                                      \
+    FUNC(void, f, void *lock)                                                \
+    {                                                                        \
+        OrigFn fn;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_USES(lock);                                                       \
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, lock, 0);                \
+        RP_UNSEEN_CALL(CALL_FN_v_W(fn, lock));                               \
+    }
+
+/* Creating or destroying the object, which writes it: */
+#define RP_RENEWING_VOID_FUNC(FUNC, f)                                       \
+    FUNC(void, f, void *obj)                                                 \
+    {                                                                        \
+        OrigFn fn;                                                           \
+                                                                             \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        RP_RENEWS(obj);                                                      \
+        RP_UNSEEN_CALL(CALL_FN_v_W(fn, obj));                                \
+    }
 
 #endif

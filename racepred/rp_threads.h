@@ -33,7 +33,7 @@ extern UWord rp_threads_switches;
  * RACEPRED_IGNORE_*): RP_IGNORE_READS and/or RP_IGNORE_WRITES, 0 almost
  * always.  Read by the instrumentation's helpers on every access.
  * RP_IGNORE_ATOMICS, asked by the preload alone around a lock library's
- * own code (RP_USERREQ_IGNORE_CALL), also hides the thread's atomic
+ * own code (RP_ANNOUNCE_UNSEEN_ENTER), also hides the thread's atomic
  * read-modify-writes and its accesses in synchronising objects, which
  * would otherwise make the lock's word a synchronisation variable
  * (rp_atomics.h) and order every critical section after the previous
