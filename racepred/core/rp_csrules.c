@@ -14,8 +14,17 @@
  * share one part, so that an access under a lock costs a lookup and a join
  * per granule, not per byte.  Parts of one kind have disjoint masks (at
  * most 8 of each kind); publishing to some bytes of a part splits it. */
+/* A part's clock, shared by the parts whose clock is the same: a release
+ * publishes one clock to every granule its section accessed (a section of
+ * 262,144 accesses made as many copies of it), and a part is copied only
+ * when a join would change a clock other parts share. */
+typedef struct cs_clock {
+    uint32_t refs;
+    rp_vc vc;
+} cs_clock;
+
 typedef struct cs_part {
-    rp_vc clock;
+    cs_clock *clock;
     uint8_t mask;
     bool is_write;
 } cs_part;
@@ -590,9 +599,9 @@ static void join_granule(const cs_granule *gr, uint8_t mask, bool is_write, rp_v
         const cs_part *p = &gr->parts[i];
         if ((p->mask & mask) == 0 || !(p->is_write || is_write))
             continue;
-        vc_join(dst, &p->clock);
+        vc_join(dst, &p->clock->vc);
         if (also != NULL)
-            vc_join(also, &p->clock);
+            vc_join(also, &p->clock->vc);
     }
 }
 
@@ -829,10 +838,33 @@ static rp_slab *granule_class(rp_csrules *cs, uint32_t cap)
     return &cs->granule_slabs[k];
 }
 
+static cs_clock *clock_new(const rp_vc *vc)
+{
+    cs_clock *c = rp_malloc("rp.csrules.clock", sizeof *c);
+    c->refs = 1;
+    vc_init(&c->vc);
+    vc_copy(&c->vc, vc);
+    return c;
+}
+
+static cs_clock *clock_hold(cs_clock *c)
+{
+    c->refs++;
+    return c;
+}
+
+static void clock_drop(cs_clock *c)
+{
+    if (--c->refs != 0)
+        return;
+    vc_free(&c->vc);
+    rp_free(c);
+}
+
 static void free_granule(rp_csrules *cs, cs_granule *gr)
 {
     for (uint32_t i = 0; i < gr->n; i++)
-        vc_free(&gr->parts[i].clock);
+        clock_drop(gr->parts[i].clock);
     slab_put(granule_class(cs, gr->cap), gr);
 }
 
@@ -842,9 +874,9 @@ static void drop_empty_parts(cs_granule *gr)
     uint32_t kept = 0;
     for (uint32_t i = 0; i < gr->n; i++) {
         if (gr->parts[i].mask == 0)
-            vc_free(&gr->parts[i].clock);
-        else
-            gr->parts[kept++] = gr->parts[i];
+            clock_drop(gr->parts[i].clock);
+        else if (kept++ != i)
+            gr->parts[kept - 1] = gr->parts[i];
     }
     gr->n = (uint8_t)kept;
 }
@@ -1012,18 +1044,37 @@ static uint32_t parts_needed(const cs_granule *gr, uint8_t mask, bool is_write)
     return more;
 }
 
-static void add_part(cs_granule *gr, uint8_t mask, bool is_write, const rp_vc *clock)
+static void add_part(cs_granule *gr, uint8_t mask, bool is_write, cs_clock *clock)
 {
     cs_part *p = &gr->parts[gr->n++];
-    vc_init(&p->clock);
-    vc_copy(&p->clock, clock);
+    p->clock = clock_hold(clock);
     p->mask = mask;
     p->is_write = is_write;
 }
 
-static bool same_clock(const rp_vc *a, const rp_vc *b)
+static bool same_clock(const cs_clock *a, const cs_clock *b)
 {
-    return vc_leq(a, b) && vc_leq(b, a);
+    return a == b || (vc_leq(&a->vc, &b->vc) && vc_leq(&b->vc, &a->vc));
+}
+
+/* p's clock ⊔= released: the release's own clock when that holds p's
+ * (the common case: an earlier section of the lock), else p's joined, in
+ * place unless other parts share it. */
+static void part_join(cs_part *p, cs_clock *released)
+{
+    if (p->clock == released)
+        return;
+    if (vc_leq(&p->clock->vc, &released->vc)) {
+        clock_drop(p->clock);
+        p->clock = clock_hold(released);
+        return;
+    }
+    if (p->clock->refs > 1) {
+        cs_clock *own = clock_new(&p->clock->vc);
+        clock_drop(p->clock);
+        p->clock = own;
+    }
+    vc_join(&p->clock->vc, &released->vc);
 }
 
 /* After a publication to the bytes of mask: parts of that kind inside the
@@ -1037,7 +1088,7 @@ static void merge_parts(cs_granule *gr, uint8_t mask, bool is_write)
         for (uint32_t j = i + 1; j < gr->n; j++) {
             cs_part *q = &gr->parts[j];
             if (q->is_write == is_write && q->mask != 0 && (q->mask & ~mask) == 0
-                && same_clock(&p->clock, &q->clock)) {
+                && same_clock(p->clock, q->clock)) {
                 p->mask |= q->mask;
                 q->mask = 0;
             }
@@ -1048,7 +1099,7 @@ static void merge_parts(cs_granule *gr, uint8_t mask, bool is_write)
 
 /* L^k_{l,x} ⊔= released for the bytes x of mask in granule g. */
 static void publish_granule(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t mask,
-                            bool is_write, const rp_vc *released)
+                            bool is_write, cs_clock *released)
 {
     cs_granule *gr = u64map_get(&l->granules, g);
     gr = granule_with_room(cs, l, g, gr, parts_needed(gr, mask, is_write));
@@ -1058,10 +1109,10 @@ static void publish_granule(rp_csrules *cs, cs_lock *l, uint64_t g, uint8_t mask
         if (p->is_write != is_write || (p->mask & mask) == 0)
             continue;
         if ((p->mask & ~mask) != 0) {
-            add_part(gr, p->mask & (uint8_t)~mask, is_write, &p->clock);
+            add_part(gr, p->mask & (uint8_t)~mask, is_write, p->clock);
             p->mask &= mask;
         }
-        vc_join(&p->clock, released);
+        part_join(p, released);
         rest &= (uint8_t)~p->mask;
     }
     if (rest != 0)
@@ -1174,6 +1225,9 @@ void csrules_forget(rp_csrules *cs, uint64_t addr, uint32_t size)
 static void publish_accesses(rp_csrules *cs, cs_lock *l, const cs_open *o,
                              const rp_vc *released)
 {
+    if (o->log.n == 0)
+        return;
+    cs_clock *shared = clock_new(released);
     for (uint32_t i = 0; i < o->log.n; i++) {
         const rp_cs_logged *a = &o->log.entries[i];
         if (a->size == 0)
@@ -1182,11 +1236,12 @@ static void publish_accesses(rp_csrules *cs, cs_lock *l, const cs_open *o,
         uint64_t last = (a->addr + (a->size - 1)) >> RP_SHADOW_GRANULE_BITS;
         for (uint64_t g = first;; g++) {
             publish_granule(cs, l, g, shadow_granule_mask(g, a->addr, a->size), a->is_write,
-                            released);
+                            shared);
             if (g == last)
                 break;
         }
     }
+    clock_drop(shared);
 }
 
 static void close_history_entry(cs_lock *l, rp_tid_t tid, const rp_vc *released,
