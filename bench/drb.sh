@@ -6,8 +6,9 @@
 #   git clone https://github.com/LLNL/dataracebench DRB
 #   bench/drb.sh DRB [--out=DIR] [racepred options...]
 #
-# Builds each micro-benchmarks/DRB*.c with gcc -fopenmp (those that do not
-# build are skipped), runs it under racepred with OMP_NUM_THREADS=2 (set it
+# Builds each micro-benchmarks/DRB*.c with gcc -fopenmp (DRB_CC=clang: with
+# clang against LLVM's libomp, -gdwarf-4 for Valgrind's reader; those that
+# do not build are skipped), runs it under racepred with OMP_NUM_THREADS=2 (set it
 # to change that) and a 120 s limit, and prints a line per program: its
 # label, racepred's error contexts and the exit code (124: the limit), then
 # the counts by label.  Runs the in-tree build (vglib/) when there is one,
@@ -24,6 +25,9 @@ if [ $# -gt 0 ] && [ "${1#--out=}" != "$1" ]; then
 fi
 mkdir -p "$out"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+cc=${DRB_CC:-gcc}
+cc_flags=""
+[ "$cc" = clang ] && cc_flags=-gdwarf-4
 # The build this script belongs to, unless VALGRIND_LIB says otherwise
 # (an installed racepred may be older).
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +37,7 @@ fi
 
 for f in "$drb"/micro-benchmarks/DRB*.c; do
     n=$(basename "$f" .c)
-    gcc -g -O0 -fopenmp -w -I"$drb/micro-benchmarks" -o "$out/$n" "$f" -lm 2>/dev/null || continue
+    $cc -g $cc_flags -O0 -fopenmp -w -I"$drb/micro-benchmarks" -o "$out/$n" "$f" -lm 2>/dev/null || continue
     case $n in *-yes) label=racy ;; *) label=race-free ;; esac
     timeout 120 valgrind --tool=racepred "$@" "$out/$n" > "$out/$n.stdout" 2> "$out/$n.stderr" < /dev/null
     rc=$?

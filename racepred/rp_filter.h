@@ -49,7 +49,7 @@
 #define RP_FILTER_DEFAULT \
     "ld-linux*.so*,libc.so*,libjemalloc.so*,libtcmalloc*.so*,libmimalloc.so*"
 
-#define RP_FILTER_SYNC_DEFAULT "libgomp.so*"
+#define RP_FILTER_SYNC_DEFAULT "libgomp.so*,libomp.so*"
 
 /* What racepred makes of the memory effects of an object's code. */
 typedef enum {

@@ -4,15 +4,15 @@
 # Valgrind's own tools (/usr/libexec/valgrind), then run it on the bundled
 # racy example so that a race report appears.
 #   --no-demo   stop after installing (used by .ci/run)
-#   --fuzz      first argument: also install clang and libclang-rt-14-dev
+#   --fuzz      first argument: also install libclang-rt-14-dev
 #               for `make fuzz-smoke` (tests/fuzz/fuzz.am)
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config valgrind libcmocka-dev libxml2-utils libglib2.0-dev"
-# --fuzz: also what `make fuzz-smoke` needs (clang with its libFuzzer and
+packages="build-essential autoconf automake pkg-config valgrind libcmocka-dev libxml2-utils libglib2.0-dev clang libomp-14-dev"
+# --fuzz: also what `make fuzz-smoke` needs (clang's libFuzzer and
 # sanitizer runtimes, libclang_rt.fuzzer-x86_64.a); not needed by make check.
-[ "${1:-}" = "--fuzz" ] && { packages="$packages clang libclang-rt-14-dev"; shift; }
+[ "${1:-}" = "--fuzz" ] && { packages="$packages libclang-rt-14-dev"; shift; }
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
