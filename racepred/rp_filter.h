@@ -23,11 +23,12 @@
  * contexts were such false alarms, and memory use was 2.6 times higher
  * (docs/reliability.md).
  *
- * Synchronising objects (--sync-objects, default libgomp) are runtimes
- * that hand work and data between threads with their own futexes and
- * with atomic loads and stores, which on x86 are plain moves: ignoring
- * them would lose the ordering they make (an OpenMP parallel region's
- * start and its barriers), and instrumenting them as program code would
+ * Synchronising objects (--sync-objects, default libgomp and libomp,
+ * GCC's and LLVM's OpenMP runtimes) are runtimes that hand work and data
+ * between threads with their own futexes and with atomic loads and
+ * stores, which on x86 are plain moves: ignoring them would lose the
+ * ordering they make (an OpenMP parallel region's start and its
+ * barriers), and instrumenting them as program code would
  * report their internal flags as races and still not see the ordering.
  * So every load in their code is an acquire and every store a release of
  * the aligned word it touches (as for a variable an atomic RMW marked,
