@@ -898,6 +898,10 @@ check_two_writes() {
 }
 check_two_writes racy_omp_sections "racy_omp_sections.c:19) racy_omp_sections.c:21) "
 check_two_writes racy_omp_tasks "racy_omp_tasks.c:16) racy_omp_tasks.c:18) "
+# The same built with clang: libomp hands the sections and tasks to two
+# threads itself (10 runs of 10 beside three CPU hogs, no yield needed).
+check_two_writes llvm_racy_omp_sections "racy_omp_sections.c:19) racy_omp_sections.c:21) "
+check_two_writes llvm_racy_omp_tasks "racy_omp_tasks.c:16) racy_omp_tasks.c:18) "
 
 # OpenMP's locks are locks (rp_intercepts_omp.c, and rp_intercepts_kmp.c
 # for LLVM's libomp, llvm_*): racy_omp_locks's two races, one between two
