@@ -29,8 +29,7 @@ RP_KMP_FUNC(void, __kmpc_critical, void *loc, int gtid, void *crit)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_UNSEEN_CALL(CALL_FN_v_WWW(fn, loc, gtid, crit));
-    RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, crit, 0);
+    RP_ACQUIRING_CALL(crit, CALL_FN_v_WWW(fn, loc, gtid, crit));
 }
 
 RP_KMP_FUNC(void, __kmpc_critical_with_hint, void *loc, int gtid, void *crit, unsigned hint)
@@ -38,8 +37,7 @@ RP_KMP_FUNC(void, __kmpc_critical_with_hint, void *loc, int gtid, void *crit, un
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_UNSEEN_CALL(CALL_FN_v_WWWW(fn, loc, gtid, crit, hint));
-    RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, crit, 0);
+    RP_ACQUIRING_CALL(crit, CALL_FN_v_WWWW(fn, loc, gtid, crit, hint));
 }
 
 RP_KMP_FUNC(void, __kmpc_end_critical, void *loc, int gtid, void *crit)
@@ -47,8 +45,7 @@ RP_KMP_FUNC(void, __kmpc_end_critical, void *loc, int gtid, void *crit)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, crit, 0);
-    RP_UNSEEN_CALL(CALL_FN_v_WWW(fn, loc, gtid, crit));
+    RP_RELEASING_CALL(crit, CALL_FN_v_WWW(fn, loc, gtid, crit));
 }
 
 RP_LOCKING_VOID_FUNC(RP_KMP_FUNC, omp_set_lock)

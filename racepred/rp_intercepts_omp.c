@@ -267,27 +267,13 @@ static void before_critical(void)
  * below.  Nestable locks nest as recursive mutexes do. */
 static char rp_omp_critical_lock, rp_omp_atomic_lock;
 
-/* Runs a lock's real function unseen, then reports the acquire. */
-#define RP_OMP_ACQUIRE(lock, call)                                           \
-    do {                                                                     \
-        RP_UNSEEN_CALL(call);                                                \
-        RP_REQUEST(RP_USERREQ_LOCK_ACQUIRED, (lock), 0);                     \
-    } while (0)
-
-/* Reports the release, then runs the real function unseen. */
-#define RP_OMP_RELEASE(lock, call)                                           \
-    do {                                                                     \
-        RP_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, (lock), 0);                  \
-        RP_UNSEEN_CALL(call);                                                \
-    } while (0)
-
 RP_GOMP_FUNC(void, GOMP_critical_start, void)
 {
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
     before_critical();
-    RP_OMP_ACQUIRE(&rp_omp_critical_lock, CALL_FN_v_v(fn));
+    RP_ACQUIRING_CALL(&rp_omp_critical_lock, CALL_FN_v_v(fn));
 }
 
 RP_GOMP_FUNC(void, GOMP_critical_end, void)
@@ -295,7 +281,7 @@ RP_GOMP_FUNC(void, GOMP_critical_end, void)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_OMP_RELEASE(&rp_omp_critical_lock, CALL_FN_v_v(fn));
+    RP_RELEASING_CALL(&rp_omp_critical_lock, CALL_FN_v_v(fn));
 }
 
 RP_GOMP_FUNC(void, GOMP_critical_name_start, void **pptr)
@@ -304,7 +290,7 @@ RP_GOMP_FUNC(void, GOMP_critical_name_start, void **pptr)
 
     VALGRIND_GET_ORIG_FN(fn);
     before_critical();
-    RP_OMP_ACQUIRE(pptr, CALL_FN_v_W(fn, pptr));
+    RP_ACQUIRING_CALL(pptr, CALL_FN_v_W(fn, pptr));
 }
 
 RP_GOMP_FUNC(void, GOMP_critical_name_end, void **pptr)
@@ -312,7 +298,7 @@ RP_GOMP_FUNC(void, GOMP_critical_name_end, void **pptr)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_OMP_RELEASE(pptr, CALL_FN_v_W(fn, pptr));
+    RP_RELEASING_CALL(pptr, CALL_FN_v_W(fn, pptr));
 }
 
 RP_GOMP_FUNC(void, GOMP_atomic_start, void)
@@ -320,7 +306,7 @@ RP_GOMP_FUNC(void, GOMP_atomic_start, void)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_OMP_ACQUIRE(&rp_omp_atomic_lock, CALL_FN_v_v(fn));
+    RP_ACQUIRING_CALL(&rp_omp_atomic_lock, CALL_FN_v_v(fn));
 }
 
 RP_GOMP_FUNC(void, GOMP_atomic_end, void)
@@ -328,7 +314,7 @@ RP_GOMP_FUNC(void, GOMP_atomic_end, void)
     OrigFn fn;
 
     VALGRIND_GET_ORIG_FN(fn);
-    RP_OMP_RELEASE(&rp_omp_atomic_lock, CALL_FN_v_v(fn));
+    RP_RELEASING_CALL(&rp_omp_atomic_lock, CALL_FN_v_v(fn));
 }
 
 /* omp_test_lock returns 1 when it took the lock, omp_test_nest_lock the

@@ -137,11 +137,27 @@ extern __thread int rp_preload_depth RP_TLS;
             RP_REQUEST((req), (a1), (a2));                                   \
     } while (0)
 
+/* A lock library's real call that takes `lock`, unseen, then the acquire
+ * (after the call: only then is the lock held). */
+#define RP_ACQUIRING_CALL(lock, call)                                        \
+    do {                                                                     \
+        RP_UNSEEN_CALL(call);                                                \
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, (lock), 0);                 \
+    } while (0)
+
+/* The release of `lock`, then the library's real call that frees it,
+ * unseen (before the call: once free, another thread may take it). */
+#define RP_RELEASING_CALL(lock, call)                                        \
+    do {                                                                     \
+        RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, (lock), 0);              \
+        RP_UNSEEN_CALL(call);                                                \
+    } while (0)
+
 /* Wrappers of a lock library's functions that take the lock (or the
  * object) as their one argument, reporting what their pthread
  * counterparts report at the same moments (rp_intercepts.c), the
  * library's own code unseen.  FUNC is the library's macro that declares a
- * wrapper (RP_GLIB_FUNC, RP_GOMP_FUNC).  A lock, after the real call: */
+ * wrapper (RP_GLIB_FUNC, RP_GOMP_FUNC, RP_KMP_FUNC).  A lock: */
 #define RP_LOCKING_VOID_FUNC(FUNC, f)                                        \
     FUNC(void, f, void *lock)                                                \
     {                                                                        \
@@ -149,8 +165,7 @@ extern __thread int rp_preload_depth RP_TLS;
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
         RP_USES(lock);                                                       \
-        RP_UNSEEN_CALL(CALL_FN_v_W(fn, lock));                               \
-        RP_PTH_REQUEST(RP_USERREQ_LOCK_ACQUIRED, lock, 0);                   \
+        RP_ACQUIRING_CALL(lock, CALL_FN_v_W(fn, lock));                      \
     }
 
 /* A try-lock, which returns nonzero when it took the lock: */
@@ -168,7 +183,7 @@ extern __thread int rp_preload_depth RP_TLS;
         return taken;                                                        \
     }
 
-/* An unlock, before the real call: */
+/* An unlock: */
 #define RP_UNLOCKING_VOID_FUNC(FUNC, f)                                      \
     FUNC(void, f, void *lock)                                                \
     {                                                                        \
@@ -176,8 +191,7 @@ extern __thread int rp_preload_depth RP_TLS;
                                                                              \
         VALGRIND_GET_ORIG_FN(fn);                                            \
         RP_USES(lock);                                                       \
-        RP_PTH_REQUEST(RP_USERREQ_LOCK_RELEASE_PRE, lock, 0);                \
-        RP_UNSEEN_CALL(CALL_FN_v_W(fn, lock));                               \
+        RP_RELEASING_CALL(lock, CALL_FN_v_W(fn, lock));                      \
     }
 
 /* Creating or destroying the object, which writes it: */
