@@ -8,21 +8,21 @@
 #include "rp_sort.h"
 #include "rp_u64map.h"
 
+/* A part's clock (below), shared by the parts whose clock is the same: a
+ * release publishes one clock to every granule its section accessed (a
+ * section of 262,144 accesses made as many copies of it), and a part is
+ * copied only when a join would change a clock other parts share. */
+typedef struct cs_clock {
+    uint32_t refs;
+    rp_vc vc;
+} cs_clock;
+
 /* Rule (a)'s clocks of one lock l for one 8-byte granule: L^r_{l,x} and
  * L^w_{l,x} for each byte x of it that sections on l accessed, as parts
  * (a kind, a byte mask, a clock): bytes whose clock of a kind is the same
  * share one part, so that an access under a lock costs a lookup and a join
  * per granule, not per byte.  Parts of one kind have disjoint masks (at
  * most 8 of each kind); publishing to some bytes of a part splits it. */
-/* A part's clock, shared by the parts whose clock is the same: a release
- * publishes one clock to every granule its section accessed (a section of
- * 262,144 accesses made as many copies of it), and a part is copied only
- * when a join would change a clock other parts share. */
-typedef struct cs_clock {
-    uint32_t refs;
-    rp_vc vc;
-} cs_clock;
-
 typedef struct cs_part {
     cs_clock *clock;
     uint8_t mask;
