@@ -36,9 +36,7 @@ typedef struct {
     rp_tid_t last_child;      /* the thread it created last */
     rp_tid_t waiting_joiner;  /* a thread blocked in pthread_join on it */
     ExeContext *created_at;   /* NULL for the root thread */
-    UInt ignore_reads;        /* nesting depth of ignore requests */
-    UInt ignore_writes;
-    UInt ignore_atomics;
+    UInt ignore_depth[RP_IGNORE_KINDS];  /* of ignore requests, by kind */
 } rp_thread;
 
 typedef struct {
@@ -74,9 +72,7 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->last_child = RP_NO_THREAD;
     t->waiting_joiner = RP_NO_THREAD;
     t->created_at = NULL;
-    t->ignore_reads = 0;
-    t->ignore_writes = 0;
-    t->ignore_atomics = 0;
+    VG_(memset)(t->ignore_depth, 0, sizeof t->ignore_depth);
     rp_by_vg[vg_tid] = n_threads;
     return n_threads++;
 }
@@ -142,9 +138,12 @@ static void on_first_insn(ThreadId tid)
  * that thread's. */
 static UInt ignores_of(const rp_thread *t)
 {
-    return (t->ignore_reads > 0 ? RP_IGNORE_READS : 0)
-         | (t->ignore_writes > 0 ? RP_IGNORE_WRITES : 0)
-         | (t->ignore_atomics > 0 ? RP_IGNORE_ATOMICS : 0);
+    UInt kinds = 0;
+
+    for (UInt k = 0; k < RP_IGNORE_KINDS; k++)
+        if (t->ignore_depth[k] > 0)
+            kinds |= 1u << k;
+    return kinds;
 }
 
 UWord rp_threads_switches;
@@ -178,16 +177,14 @@ Bool rp_threads_ignore(ThreadId vg_tid, UInt kinds, Bool begin)
 {
     rp_thread *t = &threads[rp_threads_of_vg(vg_tid)];
 
-    if (!begin && (((kinds & RP_IGNORE_READS) && t->ignore_reads == 0)
-                   || ((kinds & RP_IGNORE_WRITES) && t->ignore_writes == 0)
-                   || ((kinds & RP_IGNORE_ATOMICS) && t->ignore_atomics == 0)))
-        return False;
-    if (kinds & RP_IGNORE_READS)
-        t->ignore_reads += begin ? 1 : -1;
-    if (kinds & RP_IGNORE_WRITES)
-        t->ignore_writes += begin ? 1 : -1;
-    if (kinds & RP_IGNORE_ATOMICS)
-        t->ignore_atomics += begin ? 1 : -1;
+    UInt k;
+
+    for (k = 0; k < RP_IGNORE_KINDS; k++)
+        if (!begin && (kinds & (1u << k)) && t->ignore_depth[k] == 0)
+            return False;
+    for (k = 0; k < RP_IGNORE_KINDS; k++)
+        if (kinds & (1u << k))
+            t->ignore_depth[k] += begin ? 1 : -1;
     /* The request comes from the running thread. */
     if (vg_tid == rp_threads_current_vg)
         rp_threads_current_ignores = ignores_of(t);

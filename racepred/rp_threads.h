@@ -41,6 +41,7 @@ extern UWord rp_threads_switches;
 #define RP_IGNORE_READS   1u
 #define RP_IGNORE_WRITES  2u
 #define RP_IGNORE_ATOMICS 4u
+#define RP_IGNORE_KINDS   3     /* bits above */
 extern UInt rp_threads_current_ignores;
 
 /* Begins (`begin`) or ends ignoring the accesses of `kinds`
