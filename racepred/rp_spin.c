@@ -200,16 +200,29 @@ static const frame_store *store_before(const loop *l, frame_slot slot, Int at)
     return found;
 }
 
-/* A store of the loop: True if it goes into the frame (noted). */
+/* A store of the loop: True if it goes into the frame (noted).  A
+ * locked read-modify-write of a frame slot counts as a store of the slot:
+ * gcc makes a sequentially consistent fence (atomic_thread_fence,
+ * __sync_synchronize) a `lock or $0, (%rsp)`, and a poll with a fence in
+ * its loop is no less a poll. */
 static Bool note_frame_store(loop *l, const IRStmt *st, Int at)
 {
     frame_store *f = &l->stored[l->n_stored];
+    const IRExpr *addr, *data;
 
-    if (st->tag != Ist_Store || l->n_stored == MAX_FRAME_STORES
-        || !frame_slot_of(l, st->Ist.Store.addr, &f->slot, 0))
+    if (st->tag == Ist_Store) {
+        addr = st->Ist.Store.addr;
+        data = st->Ist.Store.data;
+    } else if (st->tag == Ist_CAS && st->Ist.CAS.details->dataHi == NULL) {
+        addr = st->Ist.CAS.details->addr;
+        data = st->Ist.CAS.details->dataLo;
+    } else {
+        return False;
+    }
+    if (l->n_stored == MAX_FRAME_STORES || !frame_slot_of(l, addr, &f->slot, 0))
         return False;
     f->at = at;
-    f->data = st->Ist.Store.data;
+    f->data = data;
     l->n_stored++;
     return True;
 }
@@ -429,9 +442,31 @@ static void taint_slot(loop *l, const IRExpr *addr, Bool tainted)
         l->tainted_slot[i] = l->tainted_slot[--l->n_tainted_slots];
 }
 
+/* Whether the loop's end leaves the loaded value in a register or a
+ * frame slot that its way back outside the block compares to decide
+ * whether to go round (a slot no way back stores first). */
+static Bool leaves_tested_value(const loop *l)
+{
+    const rp_way_back *way = l->way;
+    Int r, b, i, j;
+
+    for (r = 0; r < 16; r++)
+        for (b = GPR_OFFSET(r); (way->tested & 1u << r) && b < GPR_OFFSET(r) + 8; b++)
+            if (l->tainted_reg[b])
+                return True;
+    for (i = 0; i < way->n_tested_slots; i++) {
+        frame_slot slot = { GPR_OFFSET(way->tested_base[i]), way->tested_disp[i] };
+
+        for (j = 0; j < l->n_tainted_slots; j++)
+            if (same_slot(l->tainted_slot[j], slot) && !way_stores(l, slot))
+                return True;
+    }
+    return False;
+}
+
 /* Whether the value loaded into temporary t at statement `at` decides a
  * branch of the loop: followed forward through temporaries and registers
- * to an exit's guard. */
+ * to an exit's guard, or to what the way back tests. */
 static Bool decides_branch(loop *l, IRTemp t, Int at)
 {
     const IRTypeEnv *tyenv = l->sb->tyenv;
@@ -460,7 +495,7 @@ static Bool decides_branch(loop *l, IRTemp t, Int at)
             return True;
         }
     }
-    return False;
+    return l->way != NULL && leaves_tested_value(l);
 }
 
 /* Whether addr is a frame slot the loop stores (its own temporary). */
@@ -696,33 +731,41 @@ static Int head_of(void *ctx, Addr a, Bool exact)
 }
 
 /* A branch (statement `at`) out of the block to `from` (or, `waited`,
- * the return from a call of a waiting function that ends the block): a
- * loop if its way back waits and comes back (rp_waitcall.h). */
+ * what follows the pause or the call of a waiting function that ends the
+ * block: `after_call`): a loop if its way back waits and comes back
+ * (rp_waitcall.h). */
 static void judge_way_back(const IRSB *sb, const VexGuestLayout *layout, Int start, Int at,
-                           Addr from, Bool waited, Bool *spin)
+                           Addr from, Bool waited, Bool after_call, Bool *spin)
 {
     block_part part = { sb, start, at };
     rp_way_back way;
 
     if (imark_index(sb, start, sb->stmts_used - 1, from) < 0
-        && rp_waitcall_way_back(from, waited, head_of, &part, &way))
+        && rp_waitcall_way_back(from, waited, after_call, head_of, &part, &way))
         judge_loop(sb, layout, start, way.head, at, &way, spin);
 }
 
-/* The block ends in a call: the call's return is the way back if the
- * callee only waits. */
+/* A call of a function that only waits in the block: its return is the
+ * way back.  The call may end the block, or VEX may have followed it into
+ * the callee's PLT stub (--vex-guest-chase, on by default), which then
+ * ends the block with its indirect jump; the loop ends with the call. */
 static void judge_wait_call(const IRSB *sb, const VexGuestLayout *layout, Int start, Bool *spin)
 {
-    Int last = sb->stmts_used - 1, i;
-    Addr callee;
+    Int i, end;
+    rp_x86_insn d;
 
-    if (sb->next->tag != Iex_Const || !const_target(sb->next->Iex.Const.con, &callee)
-        || !rp_waitcall_is_wait(callee))
+    for (i = start; i < sb->stmts_used; i++) {
+        const IRStmt *st = sb->stmts[i];
+
+        if (st->tag != Ist_IMark || !rp_code_decode((Addr)st->Ist.IMark.addr, &d)
+            || d.opcode != 0xE8 || !rp_waitcall_is_wait(d.target))
+            continue;
+        for (end = i + 1; end < sb->stmts_used && sb->stmts[end]->tag != Ist_IMark; end++)
+            ;
+        judge_way_back(sb, layout, start, end - 1, (Addr)st->Ist.IMark.addr + d.len, True,
+                       True, spin);
         return;
-    for (i = last; i >= start && sb->stmts[i]->tag != Ist_IMark; i--)
-        ;
-    judge_way_back(sb, layout, start, last,
-                   (Addr)sb->stmts[i]->Ist.IMark.addr + sb->stmts[i]->Ist.IMark.len, True, spin);
+    }
 }
 
 void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
@@ -746,22 +789,21 @@ void rp_spin_find(const IRSB *sb, const VexGuestLayout *layout, Bool *spin)
         if ((head = loop_head(sb, start, i, target)) >= 0)
             judge_loop(sb, layout, start, head, i, NULL, spin);
         else
-            judge_way_back(sb, layout, start, i, target, False, spin);
+            judge_way_back(sb, layout, start, i, target, False, False, spin);
     }
     if (sb->jumpkind == Ijk_Boring && sb->next->tag == Iex_Const
         && const_target(sb->next->Iex.Const.con, &target)) {
         if ((head = loop_head(sb, start, sb->stmts_used - 1, target)) >= 0)
             judge_loop(sb, layout, start, head, sb->stmts_used - 1, NULL, spin);
         else
-            judge_way_back(sb, layout, start, sb->stmts_used - 1, target, False, spin);
+            judge_way_back(sb, layout, start, sb->stmts_used - 1, target, False, False, spin);
     }
-    if (sb->jumpkind == Ijk_Call)
-        judge_wait_call(sb, layout, start, spin);
+    judge_wait_call(sb, layout, start, spin);
     /* A pause ends the block: the whole block is taken as the loop, or
      * what comes after the pause leads back into it. */
     if (sb->jumpkind == Ijk_Yield) {
         judge_loop(sb, layout, start, start, sb->stmts_used - 1, NULL, spin);
         if (sb->next->tag == Iex_Const && const_target(sb->next->Iex.Const.con, &target))
-            judge_way_back(sb, layout, start, sb->stmts_used - 1, target, True, spin);
+            judge_way_back(sb, layout, start, sb->stmts_used - 1, target, True, False, spin);
     }
 }

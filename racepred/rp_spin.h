@@ -24,7 +24,9 @@
  *     the branch; or a block that ends at a `pause` (jump kind Ijk_Yield),
  *     the spin-wait hint, the whole block being the loop;
  *   - that stores nothing but into its own stack frame: no other store,
- *     no guarded store, no atomic, no helper that writes memory (a loop
+ *     no guarded store, no atomic (but a locked read-modify-write of a
+ *     frame slot, gcc's sequentially consistent fence `lock or $0,
+ *     (%rsp)`, which is a store to the frame), no helper that writes memory (a loop
  *     that stores could be waiting for itself); unoptimised code keeps
  *     its temporaries in the frame, followed from store to load, and a
  *     frame slot the loop stores is never a spin read;
@@ -58,7 +60,12 @@
  * back); the registers they write count as written
  * by the loop, unless every one of them reloads the register from a
  * frame slot the loop never stores (the same value every time round).
- * The loop in the block is then judged as above.
+ * The loop in the block is then judged as above.  When the block ends at
+ * the call (or VEX followed the call into its PLT stub, which then ends
+ * the block), the load may decide the loop on the way back, after the
+ * call: `do { v = flag; sched_yield(); } while (!v)` tests v in a
+ * register the call preserves, or at -O0 in a frame slot, before a
+ * branch one side of which comes back and the other leaves the loop.
  *
  * Not recognised: loops that call other functions, loops that store,
  * loops no way of which back through code outside the check's block

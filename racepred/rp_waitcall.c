@@ -106,6 +106,25 @@ static Bool compares(const rp_x86_insn *d)
            || ((op == 0xF6 || op == 0xF7) && (d->reg & 7) == 0);
 }
 
+/* The registers a compare reads (bit n: register n): its ModRM reg
+ * field unless that is an opcode extension, rm when it is a register, or
+ * the accumulator of the short forms. */
+static UInt compared_registers(const rp_x86_insn *d)
+{
+    UInt op = d->opcode;
+    UInt regs = 0;
+
+    if (op == 0x3C || op == 0x3D || op == 0xA8 || op == 0xA9)
+        return 1u;
+    if (!d->has_modrm)
+        return 0;
+    if (op < 0x80 || op == 0x84 || op == 0x85)
+        regs |= 1u << d->reg;
+    if (d->mod == 3)
+        regs |= 1u << d->rm;
+    return regs;
+}
+
 /* Registers a call may change: rax, rcx, rdx, rsi, rdi, r8-r11. */
 #define CALLER_SAVED 0x0FC7u
 
@@ -146,6 +165,16 @@ typedef struct path {
     Bool loaded;            /* read a fixed address (not the frame) */
     Bool polled;            /* and branched after it */
     Bool rsp_moved;
+    /* Registers whose values are no longer the ones the block left: the
+     * path wrote them, or the call the way starts after may have. */
+    UInt unknown;
+    /* Registers of the block's that the last compare read, until another
+     * instruction that computes may set the flags. */
+    UInt flags_from;
+    /* The frame slot the last compare read, if flags_slot. */
+    Bool flags_slot;
+    Int slot_base;
+    Long slot_disp;
 } path;
 
 typedef struct walker {
@@ -189,6 +218,9 @@ static void note_instruction(walker *w, path *p, const rp_x86_insn *d)
         if (regs & 1u << r)
             p->reload[r] = RP_WAY_BACK_NO_RELOAD;
     p->clobbered |= regs;
+    p->unknown |= regs;
+    p->flags_from = 0;
+    p->flags_slot = False;
     if (regs & 1u << RP_X86_RSP)
         p->rsp_moved = True;
     /* mov disp(%rsp), r64 */
@@ -215,9 +247,27 @@ static void arrive(walker *w, Int head, const path *p)
     w->arrivals++;
 }
 
-/* Follows one path from `a`; a conditional jump follows its target
- * first, then goes on. */
-static void walk(walker *w, Addr a, path p, UInt length)
+/* A branch of path p decides whether the loop goes on: what its flags
+ * came from is tested. */
+static void note_tested(rp_way_back *way, const path *p)
+{
+    Int i;
+
+    way->tested |= p->flags_from;
+    if (!p->flags_slot)
+        return;
+    for (i = 0; i < way->n_tested_slots; i++)
+        if (way->tested_base[i] == p->slot_base && way->tested_disp[i] == p->slot_disp)
+            return;
+    if (way->n_tested_slots < RP_WAY_BACK_STORES) {
+        way->tested_base[way->n_tested_slots] = p->slot_base;
+        way->tested_disp[way->n_tested_slots++] = p->slot_disp;
+    }
+}
+
+/* Follows one path from `a`; a conditional jump follows its target,
+ * then goes on.  Whether some path from `a` came back. */
+static Bool walk(walker *w, Addr a, path p, UInt length)
 {
     rp_x86_insn d;
     Int head, r;
@@ -229,19 +279,22 @@ static void walk(walker *w, Addr a, path p, UInt length)
          * back to the first). */
         if ((head = w->head_of(w->ctx, a, !p.waited)) >= 0) {
             arrive(w, head, &p);
-            return;
+            return True;
         }
         if (length == MAX_PATH || ++w->decoded > MAX_WALK || !rp_code_decode(a, &d)) {
             w->failed = True;
-            return;
+            return False;
         }
         if (is_pause(&d)) {
             p.waited = True;
         } else if (d.opcode == 0xE8) {
             if (!rp_waitcall_is_wait(d.target))
-                return;   /* leaves the loop: another function */
+                return False;   /* leaves the loop: another function */
             p.waited = True;
             p.clobbered |= CALLER_SAVED;
+            p.unknown |= CALLER_SAVED;
+            p.flags_from = 0;
+            p.flags_slot = False;
             for (r = 0; r < 16; r++)
                 if (CALLER_SAVED & 1u << r)
                     p.reload[r] = RP_WAY_BACK_NO_RELOAD;
@@ -249,22 +302,35 @@ static void walk(walker *w, Addr a, path p, UInt length)
             a = d.target;
             continue;
         } else if (is_conditional_jump(&d)) {
+            Bool taken_back, rest_back;
+
             p.polled |= p.loaded;
-            walk(w, d.target, p, length + 1);
+            taken_back = walk(w, d.target, p, length + 1);
+            rest_back = walk(w, a + d.len, p, length + 1);
+            /* One way out of the loop and one back: the registers it
+             * compared decide whether the loop goes on. */
+            if (taken_back != rest_back)
+                note_tested(w->way, &p);
+            return taken_back || rest_back;
         } else if (compares(&d)) {
             p.loaded |= d.mem && constant_operand(&d);   /* cmpl $0, flag(%rip) */
+            p.flags_from = compared_registers(&d) & ~p.unknown;
+            p.flags_slot = d.mem && frame_operand(&d) && !p.rsp_moved;
+            p.slot_base = d.base;
+            p.slot_disp = d.disp;
         } else if (way_back_instruction(&d)) {
             p.loaded |= d.mem && constant_operand(&d) && only_reads(&d);
             note_instruction(w, &p, &d);
         } else {
-            return;   /* leaves the loop: a store, a return, an indirect jump... */
+            return False;   /* leaves the loop: a store, a return, an indirect jump... */
         }
         a += d.len;
     }
+    return False;
 }
 
-Bool rp_waitcall_way_back(Addr from, Bool waited, rp_head_fn head_of, void *ctx,
-                          rp_way_back *way)
+Bool rp_waitcall_way_back(Addr from, Bool waited, Bool after_call, rp_head_fn head_of,
+                          void *ctx, rp_way_back *way)
 {
     walker w;
     path p;
@@ -275,6 +341,7 @@ Bool rp_waitcall_way_back(Addr from, Bool waited, rp_head_fn head_of, void *ctx,
     for (r = 0; r < 16; r++)
         p.reload[r] = RP_WAY_BACK_NO_RELOAD;
     p.waited = waited;
+    p.unknown = after_call ? CALLER_SAVED : 0;
     w.head_of = head_of;
     w.ctx = ctx;
     w.way = way;

@@ -58,6 +58,15 @@ typedef struct rp_way_back {
     Int n_stores;
     Int store_base[RP_WAY_BACK_STORES];
     Long store_disp[RP_WAY_BACK_STORES];
+    /* Registers, as the block left them, that a way back compares before a
+     * branch one side of which comes back and the other leaves the loop:
+     * `do { v = flag; sched_yield(); } while (!v)` loads in the block that
+     * ends at the call and tests v after it. */
+    UInt tested;
+    /* Frame slots compared so (unoptimised code keeps v in the frame). */
+    Int n_tested_slots;
+    Int tested_base[RP_WAY_BACK_STORES];
+    Long tested_disp[RP_WAY_BACK_STORES];
 } rp_way_back;
 
 /* Whether a path that reached client address `a` has come back: a
@@ -68,11 +77,11 @@ typedef Int (*rp_head_fn)(void *ctx, Addr a, Bool exact);
 
 /* Follows the loop's way back from `from` (the check's branch target, or
  * where a call of a waiting function at the end of the block returns, then
- * `waited` is True).  True when some path that comes back waits (above)
+ * `waited` and `after_call` are True; after a pause, only `waited`).  True when some path that comes back waits (above)
  * and no path could be followed through its whole length without coming
  * back or leaving. */
-Bool rp_waitcall_way_back(Addr from, Bool waited, rp_head_fn head_of, void *ctx,
-                          rp_way_back *way);
+Bool rp_waitcall_way_back(Addr from, Bool waited, Bool after_call, rp_head_fn head_of,
+                          void *ctx, rp_way_back *way);
 
 /* Whether a direct call of `target` calls a function that only waits. */
 Bool rp_waitcall_is_wait(Addr target);

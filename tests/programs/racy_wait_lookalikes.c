@@ -8,6 +8,9 @@
  *   poll_then_work after sched_yield returns, the loop calls a function
  *                  of the program before it polls again;
  *   poll_then_count after sched_yield returns, the loop counts in a global;
+ *   yield_then_work  do { v = flag; sched_yield(); work(); } while (!v);
+ *                  the test after the wait, but the way back calls a
+ *                  function of the program before it;
  *   count_flag     a counted loop (-O0) that tests a flag each time round
  *                  and comes back without waiting: no wait loop;
  *   compare_twice  no loop at all: `if (x == 3 || x >= 5)` (-O0) compares
@@ -23,7 +26,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static int stop1, stop2, stop3, stop4, stop5, stop6;
+static int stop1, stop2, stop3, stop4, stop5, stop6, stop7;
 static long polls, polls2;
 static int order[2];
 
@@ -35,6 +38,7 @@ static void *writer(void *arg)
     stop4 = 1;
     stop5 = 1;
     stop6 = 1;
+    stop7 = 1;
     if (write(order[1], "x", 1) != 1)
         perror("write");
     return arg;
@@ -75,6 +79,17 @@ __attribute__((optimize("O2"), noinline)) static void poll_then_count(void)
     }
 }
 
+__attribute__((optimize("O2"), noinline)) static void yield_then_work(void)
+{
+    int v;
+
+    do {
+        v = __atomic_load_n(&stop7, __ATOMIC_ACQUIRE);
+        sched_yield();
+        work();
+    } while (!v);
+}
+
 static int count_flag(void)
 {
     int i, seen = 0;
@@ -104,6 +119,7 @@ int main(void)
     poll_counting();
     poll_then_work();
     poll_then_count();
+    yield_then_work();
     printf("seen %d\n", count_flag());
     printf("compared %d\n", compare_twice());
     pthread_join(t, NULL);

@@ -216,7 +216,7 @@ check_spin_flags() {
 check_spin_flags spin_flag 16 ready1
 # Loops that yield, sleep or pause on a way back outside the check's block
 # (rp_waitcall.h).
-check_spin_flags spin_wait_flag 9 flags
+check_spin_flags spin_wait_flag 12 flags
 
 # A free is a write of its block unless --free-is-write=no (rp_heap.h):
 # then racy_free's only race is gone.

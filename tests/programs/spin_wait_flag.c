@@ -17,6 +17,14 @@
  *   bounded_late    -O2, the flag set first, polled by a bounded spin
  *                   (pause twelve times, then sched_yield, then give up:
  *                   libstdc++'s atomic wait), retried with usleep;
+ *   yield_then_test do { v = flag; sched_yield(); } while (!v);  -O2:
+ *                   the load ends its block at the call, the test is
+ *                   after the call, on the way back, v in a register the
+ *                   call preserves;
+ *   yield_then_test_o0  the same at -O0, v in the frame;
+ *   fence_loop      while (!flag) atomic_thread_fence(seq_cst);  -O2:
+ *                   gcc's fence is `lock or $0, (%rsp)`, a locked
+ *                   read-modify-write of the frame;
  *   handover        main hands a variable of its stack to a worker by
  *                   publishing its address in a pointer, then waits for
  *                   the worker to clear the pointer; the worker, which
@@ -32,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CASES 8
+#define CASES 11
 
 static int data[CASES][4];
 static int flags[CASES];
@@ -131,9 +139,36 @@ static void bounded_late(void)
         usleep(1000);
 }
 
+__attribute__((optimize("O2"), noinline)) static void yield_then_test(void)
+{
+    int v;
+
+    do {
+        v = __atomic_load_n(&flags[8], __ATOMIC_ACQUIRE);
+        sched_yield();
+    } while (!v);
+}
+
+static void yield_then_test_o0(void)
+{
+    int v;
+
+    do {
+        v = __atomic_load_n(&flags[9], __ATOMIC_ACQUIRE);
+        sched_yield();
+    } while (!v);
+}
+
+__attribute__((optimize("O2"), noinline)) static void fence_loop(void)
+{
+    while (!__atomic_load_n(&flags[10], __ATOMIC_ACQUIRE))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 static void (*const waits[CASES])(void) = {
     yield_loop, usleep_loop, nanosleep_loop, yield_late, thrd_yield_loop,
-    yield_late_o2, pointer_late_o2, bounded_late,
+    yield_late_o2, pointer_late_o2, bounded_late, yield_then_test, yield_then_test_o0,
+    fence_loop,
 };
 
 static void *waiter(void *arg)
@@ -153,7 +188,7 @@ static int wait_for(int which)
     int arg = which;
 
     pthread_create(&t, NULL, waiter, &arg);
-    usleep(which == 3 || which >= 5 ? 0 : 100 * 1000);
+    usleep(which == 3 || (which >= 5 && which <= 7) ? 0 : 100 * 1000);
     publish(which, 10 * (which + 1));
     pthread_join(t, NULL);
     return arg;
@@ -191,7 +226,8 @@ int main(void)
 {
     static const char *const names[CASES] = {
         "yield_loop", "usleep_loop", "nanosleep_loop", "yield_late", "thrd_yield_loop",
-        "yield_late_o2", "pointer_late_o2", "bounded_late",
+        "yield_late_o2", "pointer_late_o2", "bounded_late", "yield_then_test",
+        "yield_then_test_o0", "fence_loop",
     };
     int i;
 
