@@ -757,7 +757,10 @@ static void judge_wait_call(const IRSB *sb, const VexGuestLayout *layout, Int st
     for (i = start; i < sb->stmts_used; i++) {
         const IRStmt *st = sb->stmts[i];
 
-        if (st->tag != Ist_IMark || !rp_code_decode((Addr)st->Ist.IMark.addr, &d)
+        /* A direct call (E8 and a 32-bit displacement) is 5 bytes long:
+         * only those instructions are decoded. */
+        if (st->tag != Ist_IMark || st->Ist.IMark.len != 5
+            || !rp_code_decode((Addr)st->Ist.IMark.addr, &d)
             || d.opcode != 0xE8 || !rp_waitcall_is_wait(d.target))
             continue;
         for (end = i + 1; end < sb->stmts_used && sb->stmts[end]->tag != Ist_IMark; end++)
