@@ -134,13 +134,36 @@ RP_GOMP_FUNC(unsigned, GOMP_sections_next, void)
  * them one after the other, libgomp's task queue orders the second after
  * the first.  So a deferred task starts by letting the others in: another
  * thread of the team then takes the next task while this one is still
- * running, and the two overlap as they may natively.  The wrapper hands
- * libgomp a trampoline, run_task, whose argument block starts with the
- * task's function; libgomp copies the block as it would have copied the
- * task's own arguments.  Tasks with a copy constructor (cpyfn), undeferred
- * ones (if clause false), detachable ones and ones with more than
- * RP_TASK_ARGS_MAX bytes of arguments (the block is built on the stack)
- * are passed on unchanged. */
+ * running, and the two overlap as they may natively.
+ *
+ * A task and the code of its creator that follows it, up to a taskwait,
+ * are unordered too, but the creator may go on and run the task itself at
+ * the taskwait, after that code, unless another thread took the task
+ * first.  Under LLVM's libomp it did so every time (rp_intercepts_kmp.c),
+ * so there, when no task runs on another thread, the creator of a deferred
+ * task yields until some thread has started a task since it created this
+ * one (rp_omp_task_created), at most RP_TASK_CREATED_YIELDS times, and
+ * only until other threads have had the CPU RP_TASK_CREATED_SWITCHES
+ * times (a thread that had it and took no task is busy elsewhere, and a
+ * yield then costs its timeslice).  When a task runs elsewhere, the
+ * creator goes on: the thread that runs it would take the new task after
+ * it, and program order would hide a race between the two
+ * (racy_omp_tasks); the creator itself runs it beside the other.  A
+ * thread's first RP_TASK_YIELD_FIRST tasks do this, then one in
+ * RP_TASK_YIELD_EVERY, as for the yield at the start.  libgomp wakes an
+ * idle thread of the team when it queues a task, which takes it most of
+ * the time (racy_omp_task_parent reported in 11 runs of 12 beside three
+ * CPU hogs), and there the wait made two sibling tasks run on one thread
+ * more often (racy_omp_tasks silent in 3 runs of 12, against none
+ * without), so libgomp's creators do not wait.
+ *
+ * The wrapper hands libgomp a trampoline, run_task, whose argument block
+ * starts with the task's function; libgomp copies the block as it would
+ * have copied the task's own arguments.  Tasks with a copy constructor
+ * (cpyfn), undeferred ones (if clause false), detachable ones and ones
+ * with more than RP_TASK_ARGS_MAX bytes of arguments (the block is built
+ * on the stack) are passed on unchanged.  LLVM's libomp gets the same
+ * policy through its own trampolines (rp_intercepts_kmp.c). */
 
 #define RP_TASK_ARGS_MAX 4096
 
@@ -156,17 +179,64 @@ typedef struct rp_task_head {
  * at every task). */
 #define RP_TASK_YIELD_FIRST 64
 #define RP_TASK_YIELD_EVERY 1024
+#define RP_TASK_CREATED_YIELDS 200
+#define RP_TASK_CREATED_SWITCHES 4
 
-static __thread unsigned long tasks_run RP_TLS;
+/* Tasks started so far, and running now, through a trampoline, by any
+ * thread; tasks this thread has started, is running, and created. */
+static unsigned long tasks_started, tasks_running;
+static __thread unsigned long tasks_run RP_TLS, tasks_nested RP_TLS, tasks_created RP_TLS;
+
+static int task_may_yield(unsigned long n)
+{
+    return n < RP_TASK_YIELD_FIRST || n % RP_TASK_YIELD_EVERY == 0;
+}
+
+void rp_omp_task_begins(void)
+{
+    __atomic_add_fetch(&tasks_started, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&tasks_running, 1, __ATOMIC_SEQ_CST);
+    tasks_nested++;
+    if (task_may_yield(tasks_run++))
+        let_others_in();
+}
+
+void rp_omp_task_ends(void)
+{
+    tasks_nested--;
+    __atomic_sub_fetch(&tasks_running, 1, __ATOMIC_SEQ_CST);
+}
+
+unsigned long rp_omp_tasks_started(void)
+{
+    return __atomic_load_n(&tasks_started, __ATOMIC_SEQ_CST);
+}
+
+void rp_omp_task_created(unsigned long started_before)
+{
+    unsigned long switches;
+    int yields = 0, switched = 0;
+
+    if (!task_may_yield(tasks_created++)
+        || __atomic_load_n(&tasks_running, __ATOMIC_SEQ_CST) > tasks_nested)
+        return;
+    switches = RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0);
+    while (yields++ < RP_TASK_CREATED_YIELDS && switched < RP_TASK_CREATED_SWITCHES
+           && rp_omp_tasks_started() == started_before) {
+        unsigned long now = yield_until_switch(switches, 1);
+
+        switched += now != switches;
+        switches = now;
+    }
+}
 
 static void run_task(void *block)
 {
     const rp_task_head *head = block;
-    unsigned long n = tasks_run++;
 
-    if (n < RP_TASK_YIELD_FIRST || n % RP_TASK_YIELD_EVERY == 0)
-        let_others_in();
+    rp_omp_task_begins();
     head->fn((char *)block + head->args_offset);
+    rp_omp_task_ends();
 }
 
 static unsigned long round_up(unsigned long n, unsigned long align)
