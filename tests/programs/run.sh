@@ -868,56 +868,40 @@ fi
 # OpenMP sections and tasks (rp_intercepts_omp.c): the thread handed a
 # section yields, and so does a task when it starts, so the two sections
 # of racy_omp_sections and the two tasks of racy_omp_tasks run on two
-# threads and their writes race; which thread runs which one depends on
-# the schedule, so the report is checked for its two lines in either
-# order.
-check_two_writes() {
-    p=$1 expected_lines=$2
+# threads and their writes race.  A task also races with its parent's
+# read before the taskwait (racy_omp_task_parent): under libomp its
+# creator waits for a thread to start a task (before that, the clang
+# build was silent in 6 runs of 6, and 8 of 8 beside three CPU hogs: the
+# parent ran the task itself at the taskwait).  Which thread runs which
+# part depends on the schedule, so each report is checked for its one
+# race (of the given kind), on the given variable, with its two lines in
+# either order.
+check_omp_race() {
+    p=$1 kind=$2 expected_lines=$3 variable=$4 what=$5
     built "$p" || return 0
     run_native "$p"
     run_tool -q --error-exitcode=42 "$progs/$p"
     report_lines "$tmp/err" >"$tmp/report"
     lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort | tr '\n' ' ')
-    if [ "$rc" -eq 42 ] && [ "$(grep -c '^Data race (hb, observed) during write of size 4' "$tmp/report")" -eq 1 ] &&
-       [ "$lines" = "$expected_lines" ] &&
-       grep -q 'data symbol "last"' "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
-        pass "$p: the two writes race"
+    if [ "$rc" -eq 42 ] && [ "$(grep -c "^Data race (hb, observed) during $kind" "$tmp/report")" -eq 1 ] &&
+       [ "$(grep -c '^Data race' "$tmp/report")" -eq 1 ] && [ "$lines" = "$expected_lines" ] &&
+       grep -q "data symbol \"$variable\"" "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
+        pass "$p: $what"
     else
         fail "$p: exit code $rc, lines '$lines'"
         cat "$tmp/err"
     fi
 }
-check_two_writes racy_omp_sections "racy_omp_sections.c:19) racy_omp_sections.c:21) "
-check_two_writes racy_omp_tasks "racy_omp_tasks.c:16) racy_omp_tasks.c:18) "
-# The same built with clang: libomp hands the sections and tasks to two
-# threads itself (10 runs of 10 beside three CPU hogs, no yield needed).
-check_two_writes llvm_racy_omp_sections "racy_omp_sections.c:19) racy_omp_sections.c:21) "
-check_two_writes llvm_racy_omp_tasks "racy_omp_tasks.c:16) racy_omp_tasks.c:18) "
-
-# A task races with its parent's read before the taskwait
-# (racy_omp_task_parent): under libgomp the task yields when it starts;
-# under libomp its creator waits for a thread to start a task (before
-# that, the clang build was silent in 6 runs of 6, and 8 of 8 beside three
-# CPU hogs: the parent ran the task itself at the taskwait).  Which thread
-# reads first depends on the schedule.
-check_task_parent() {
-    p=$1
-    built "$p" || return 0
-    run_native "$p"
-    run_tool -q --error-exitcode=42 "$progs/$p"
-    report_lines "$tmp/err" >"$tmp/report"
-    lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort | tr '\n' ' ')
-    if [ "$rc" -eq 42 ] && [ "$(grep -c '^Data race (hb, observed)' "$tmp/report")" -eq 1 ] &&
-       [ "$lines" = "racy_omp_task_parent.c:20) racy_omp_task_parent.c:21) " ] &&
-       grep -q 'data symbol "shared_count"' "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
-        pass "$p: the task's write and its parent's read race"
-    else
-        fail "$p: exit code $rc, lines '$lines'"
-        cat "$tmp/err"
-    fi
-}
-check_task_parent racy_omp_task_parent
-check_task_parent llvm_racy_omp_task_parent
+two_writes="write of size 4"
+check_omp_race racy_omp_sections "$two_writes" "racy_omp_sections.c:19) racy_omp_sections.c:21) " last "the two writes race"
+check_omp_race racy_omp_tasks "$two_writes" "racy_omp_tasks.c:16) racy_omp_tasks.c:18) " last "the two writes race"
+# The same built with clang, under libomp (rp_intercepts_kmp.c).
+check_omp_race llvm_racy_omp_sections "$two_writes" "racy_omp_sections.c:19) racy_omp_sections.c:21) " last "the two writes race"
+check_omp_race llvm_racy_omp_tasks "$two_writes" "racy_omp_tasks.c:16) racy_omp_tasks.c:18) " last "the two writes race"
+for p in racy_omp_task_parent llvm_racy_omp_task_parent; do
+    check_omp_race $p "" "racy_omp_task_parent.c:20) racy_omp_task_parent.c:21) " shared_count \
+        "the task's write and its parent's read race"
+done
 
 # OpenMP's locks are locks (rp_intercepts_omp.c, and rp_intercepts_kmp.c
 # for LLVM's libomp, llvm_*): racy_omp_locks's two races, one between two
