@@ -464,38 +464,87 @@ static Bool leaves_tested_value(const loop *l)
     return False;
 }
 
-/* Whether the value loaded into temporary t at statement `at` decides a
- * branch of the loop: followed forward through temporaries and registers
- * to an exit's guard, or to what the way back tests. */
-static Bool decides_branch(loop *l, IRTemp t, Int at)
+/* Carries the taint through statement st (decides_branch); True when
+ * st is an exit whose guard it reaches. */
+static Bool taint_step(loop *l, const IRStmt *st)
 {
     const IRTypeEnv *tyenv = l->sb->tyenv;
+
+    if (st->tag == Ist_WrTmp) {
+        if (tainted(l, st->Ist.WrTmp.data) || reads_tainted_slot(l, st->Ist.WrTmp.data))
+            l->tainted_tmp[st->Ist.WrTmp.tmp] = 1;
+    } else if (st->tag == Ist_Store) {
+        taint_slot(l, st->Ist.Store.addr, tainted(l, st->Ist.Store.data));
+    } else if (st->tag == Ist_Put) {
+        Int size = sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Put.data));
+        UChar value = tainted(l, st->Ist.Put.data);
+        Int b;
+
+        for (b = st->Ist.Put.offset; b < st->Ist.Put.offset + size && b < STATE_BYTES; b++)
+            l->tainted_reg[b] = value;
+    } else if (st->tag == Ist_Exit && tainted(l, st->Ist.Exit.guard)) {
+        return True;
+    }
+    return False;
+}
+
+/* Forgets what carries the taint. */
+static void taint_clear(loop *l)
+{
+    VG_(memset)(l->tainted_tmp, 0, l->sb->tyenv->types_used);
+    VG_(memset)(l->tainted_reg, 0, sizeof l->tainted_reg);
+    l->n_tainted_slots = 0;
+}
+
+/* Whether an exit of the loop depends on frame slot `slot` as the loop's
+ * head finds it: followed from the head as the loaded value is. */
+static Bool slot_decides_exit(loop *l, frame_slot slot)
+{
     Int i;
 
-    VG_(memset)(l->tainted_tmp, 0, tyenv->types_used);
-    VG_(memset)(l->tainted_reg, 0, sizeof l->tainted_reg);
-    l->tainted_tmp[t] = 1;
-    l->n_tainted_slots = 0;
-    for (i = at + 1; i <= l->last; i++) {
-        const IRStmt *st = l->sb->stmts[i];
-
-        if (st->tag == Ist_WrTmp) {
-            if (tainted(l, st->Ist.WrTmp.data) || reads_tainted_slot(l, st->Ist.WrTmp.data))
-                l->tainted_tmp[st->Ist.WrTmp.tmp] = 1;
-        } else if (st->tag == Ist_Store) {
-            taint_slot(l, st->Ist.Store.addr, tainted(l, st->Ist.Store.data));
-        } else if (st->tag == Ist_Put) {
-            Int size = sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Put.data));
-            UChar value = tainted(l, st->Ist.Put.data);
-            Int b;
-
-            for (b = st->Ist.Put.offset; b < st->Ist.Put.offset + size && b < STATE_BYTES; b++)
-                l->tainted_reg[b] = value;
-        } else if (st->tag == Ist_Exit && tainted(l, st->Ist.Exit.guard)) {
+    taint_clear(l);
+    l->tainted_slot[l->n_tainted_slots++] = slot;
+    for (i = l->head; i <= l->last; i++)
+        if (taint_step(l, l->sb->stmts[i]))
             return True;
-        }
+    return False;
+}
+
+/* Whether the loop's end leaves the loaded value in a frame slot that a
+ * way back copies into one an exit of the loop tests the next time round
+ * (clang -O0's `omp atomic read acquire` poll: the check first, then the
+ * load into a temporary and a call of __kmpc_flush; after the call, the
+ * temporary copied into the variable the check tests). */
+static Bool carries_to_exit(loop *l)
+{
+    const rp_way_back *way = l->way;
+    Int i, j;
+
+    for (i = 0; i < way->n_copies; i++) {
+        frame_slot from = { GPR_OFFSET(way->copy_from_base[i]), way->copy_from_disp[i] };
+        frame_slot to = { GPR_OFFSET(way->copy_to_base[i]), way->copy_to_disp[i] };
+
+        for (j = 0; j < l->n_tainted_slots; j++)
+            if (same_slot(l->tainted_slot[j], from) && !way_stores(l, from))
+                return slot_decides_exit(l, to);
     }
-    return l->way != NULL && leaves_tested_value(l);
+    return False;
+}
+
+/* Whether the value loaded into temporary t at statement `at` decides a
+ * branch of the loop: followed forward through temporaries and registers
+ * to an exit's guard, or to what the way back tests or copies into the
+ * slot an exit tests. */
+static Bool decides_branch(loop *l, IRTemp t, Int at)
+{
+    Int i;
+
+    taint_clear(l);
+    l->tainted_tmp[t] = 1;
+    for (i = at + 1; i <= l->last; i++)
+        if (taint_step(l, l->sb->stmts[i]))
+            return True;
+    return l->way != NULL && (leaves_tested_value(l) || carries_to_exit(l));
 }
 
 /* Whether addr is a frame slot the loop stores (its own temporary). */

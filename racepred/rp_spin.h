@@ -65,7 +65,10 @@
  * the block), the load may decide the loop on the way back, after the
  * call: `do { v = flag; sched_yield(); } while (!v)` tests v in a
  * register the call preserves, or at -O0 in a frame slot, before a
- * branch one side of which comes back and the other leaves the loop.
+ * branch one side of which comes back and the other leaves the loop; or
+ * the way back copies the value, from the frame slot the block stored it
+ * in to another, which the check at the block's head tests (clang -O0's
+ * `omp atomic read acquire` poll, whose call is __kmpc_flush).
  *
  * Not recognised: loops that call other functions, loops that store,
  * loops no way of which back through code outside the check's block

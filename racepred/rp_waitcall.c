@@ -10,11 +10,13 @@
 /* Instructions on one path, and decoded in all. */
 #define MAX_PATH 24
 #define MAX_WALK 96
+/* Frame-slot copies one path remembers. */
+#define PATH_COPIES 4
 
 /* Functions that only wait, as named without leading underscores. */
 static const HChar *const wait_functions[] = {
     "sched_yield", "pthread_yield", "thrd_yield", "usleep", "nanosleep",
-    "clock_nanosleep", "thrd_sleep", "sleep",
+    "clock_nanosleep", "thrd_sleep", "sleep", "kmpc_flush",
 };
 
 /* libstdc++'s out-of-line sleep_for, mangled (after the underscore) and
@@ -175,6 +177,15 @@ typedef struct path {
     Bool flags_slot;
     Int slot_base;
     Long slot_disp;
+    /* The frame slot (as the block left it) whose value register n holds,
+     * if holds_slot bit n. */
+    UInt holds_slot;
+    Int held_base[16];
+    Long held_disp[16];
+    /* Frame slots the path stored the value of another slot in. */
+    Int n_copies;
+    Int copy_to_base[PATH_COPIES], copy_from_base[PATH_COPIES];
+    Long copy_to_disp[PATH_COPIES], copy_from_disp[PATH_COPIES];
 } path;
 
 typedef struct walker {
@@ -205,6 +216,44 @@ static void note_frame_store(walker *w, const path *p, const rp_x86_insn *d)
     way->store_disp[way->n_stores++] = d->disp;
 }
 
+/* The slot, as the block left it, whose value frame slot (*base, *disp)
+ * holds on path p: the one the path copied into it last, if any. */
+static void resolve_slot(const path *p, Int *base, Long *disp)
+{
+    Int i;
+
+    for (i = p->n_copies - 1; i >= 0; i--)
+        if (p->copy_to_base[i] == *base && p->copy_to_disp[i] == *disp) {
+            *base = p->copy_from_base[i];
+            *disp = p->copy_from_disp[i];
+            return;
+        }
+}
+
+/* A store into the frame slot of d: a copy of another slot when it moves
+ * a register that holds one (else the slot holds a value of the path's,
+ * which no copy names any more). */
+static void note_frame_copy(path *p, const rp_x86_insn *d)
+{
+    Int i, kept = 0;
+
+    for (i = 0; i < p->n_copies; i++)
+        if (p->copy_to_base[i] != d->base || p->copy_to_disp[i] != d->disp) {
+            p->copy_to_base[kept] = p->copy_to_base[i];
+            p->copy_to_disp[kept] = p->copy_to_disp[i];
+            p->copy_from_base[kept] = p->copy_from_base[i];
+            p->copy_from_disp[kept++] = p->copy_from_disp[i];
+        }
+    p->n_copies = kept;
+    if (d->opcode != 0x89 || !(p->holds_slot & 1u << d->reg) || kept == PATH_COPIES)
+        return;
+    p->copy_to_base[kept] = d->base;
+    p->copy_to_disp[kept] = d->disp;
+    p->copy_from_base[kept] = p->held_base[d->reg];
+    p->copy_from_disp[kept] = p->held_disp[d->reg];
+    p->n_copies++;
+}
+
 /* The effects of a way-back instruction on the path's registers, and on
  * the frame (every memory operand it may write is a frame slot). */
 static void note_instruction(walker *w, path *p, const rp_x86_insn *d)
@@ -212,8 +261,18 @@ static void note_instruction(walker *w, path *p, const rp_x86_insn *d)
     UInt regs = written_registers(d);
     Int r;
 
-    if (d->mem && frame_operand(d) && !only_reads(d) && d->opcode != 0x8D && d->opcode != 0x0F1F)
+    if (d->mem && frame_operand(d) && !only_reads(d) && d->opcode != 0x8D && d->opcode != 0x0F1F) {
         note_frame_store(w, p, d);
+        note_frame_copy(p, d);
+    }
+    p->holds_slot &= ~regs;
+    /* mov slot, r (32 or 64 bits) */
+    if (d->opcode == 0x8B && d->mem && frame_operand(d) && !p->rsp_moved) {
+        p->holds_slot |= 1u << d->reg;
+        p->held_base[d->reg] = d->base;
+        p->held_disp[d->reg] = d->disp;
+        resolve_slot(p, &p->held_base[d->reg], &p->held_disp[d->reg]);
+    }
     for (r = 0; r < 16; r++)
         if (regs & 1u << r)
             p->reload[r] = RP_WAY_BACK_NO_RELOAD;
@@ -229,11 +288,34 @@ static void note_instruction(walker *w, path *p, const rp_x86_insn *d)
         p->reload[d->reg] = d->disp;
 }
 
+/* The frame-slot copies of a path that came back. */
+static void note_arrival_copies(rp_way_back *way, const path *p)
+{
+    Int i, j;
+
+    for (i = 0; i < p->n_copies; i++) {
+        for (j = 0; j < way->n_copies; j++)
+            if (way->copy_to_base[j] == p->copy_to_base[i]
+                && way->copy_to_disp[j] == p->copy_to_disp[i]
+                && way->copy_from_base[j] == p->copy_from_base[i]
+                && way->copy_from_disp[j] == p->copy_from_disp[i])
+                break;
+        if (j < way->n_copies || way->n_copies == RP_WAY_BACK_STORES)
+            continue;
+        way->copy_to_base[j] = p->copy_to_base[i];
+        way->copy_to_disp[j] = p->copy_to_disp[i];
+        way->copy_from_base[j] = p->copy_from_base[i];
+        way->copy_from_disp[j] = p->copy_from_disp[i];
+        way->n_copies++;
+    }
+}
+
 static void arrive(walker *w, Int head, const path *p)
 {
     rp_way_back *way = w->way;
     Int r;
 
+    note_arrival_copies(way, p);
     if (p->waited || p->polled)
         w->waiting_arrivals++;
     if (w->arrivals == 0 || head < way->head)
@@ -265,6 +347,19 @@ static void note_tested(rp_way_back *way, const path *p)
     }
 }
 
+/* Whether the instruction at `a` reads memory through a register the
+ * path has written: then it is no copy of the check, whose register it
+ * names but not its value (clang -O0 loads each pointer into rax). */
+static Bool address_changed(const path *p, Addr a)
+{
+    rp_x86_insn d;
+
+    if (!rp_code_decode(a, &d) || !d.mem)
+        return False;
+    return (d.base != RP_X86_NONE && (p->clobbered & 1u << d.base))
+           || (d.index != RP_X86_NONE && (p->clobbered & 1u << d.index));
+}
+
 /* Follows one path from `a`; a conditional jump follows its target,
  * then goes on.  Whether some path from `a` came back. */
 static Bool walk(walker *w, Addr a, path p, UInt length)
@@ -277,7 +372,7 @@ static Bool walk(walker *w, Addr a, path p, UInt length)
          * check; others go on into the copy, whose own branch must come
          * back (gcc's copy of `while (!(a | b))`'s check, which jumps
          * back to the first). */
-        if ((head = w->head_of(w->ctx, a, !p.waited)) >= 0) {
+        if ((head = w->head_of(w->ctx, a, !p.waited || address_changed(&p, a))) >= 0) {
             arrive(w, head, &p);
             return True;
         }
@@ -293,6 +388,7 @@ static Bool walk(walker *w, Addr a, path p, UInt length)
             p.waited = True;
             p.clobbered |= CALLER_SAVED;
             p.unknown |= CALLER_SAVED;
+            p.holds_slot &= ~CALLER_SAVED;
             p.flags_from = 0;
             p.flags_slot = False;
             for (r = 0; r < 16; r++)
@@ -314,10 +410,21 @@ static Bool walk(walker *w, Addr a, path p, UInt length)
             return taken_back || rest_back;
         } else if (compares(&d)) {
             p.loaded |= d.mem && constant_operand(&d);   /* cmpl $0, flag(%rip) */
-            p.flags_from = compared_registers(&d) & ~p.unknown;
+            UInt regs = compared_registers(&d);
+
+            p.flags_from = regs & ~p.unknown;
             p.flags_slot = d.mem && frame_operand(&d) && !p.rsp_moved;
             p.slot_base = d.base;
             p.slot_disp = d.disp;
+            if (p.flags_slot) {
+                resolve_slot(&p, &p.slot_base, &p.slot_disp);
+            } else if ((regs & p.holds_slot) != 0) {
+                /* a register loaded from a slot: the slot is compared */
+                r = __builtin_ctz(regs & p.holds_slot);
+                p.flags_slot = True;
+                p.slot_base = p.held_base[r];
+                p.slot_disp = p.held_disp[r];
+            }
         } else if (way_back_instruction(&d)) {
             p.loaded |= d.mem && constant_operand(&d) && only_reads(&d);
             note_instruction(w, &p, &d);

@@ -21,8 +21,10 @@
  * only through instructions that move registers and constants, read
  * constants, compare, read and write the stack frame (a struct timespec),
  * pause, or call a function that only waits (sched_yield, pthread_yield,
- * thrd_yield, usleep, nanosleep, clock_nanosleep, thrd_sleep, sleep and
- * libstdc++'s std::this_thread::__sleep_for, named through the PLT:
+ * thrd_yield, usleep, nanosleep, clock_nanosleep, thrd_sleep, sleep,
+ * libstdc++'s std::this_thread::__sleep_for, and LLVM OpenMP's
+ * __kmpc_flush, a fence clang calls in an `omp atomic read acquire`
+ * poll, named through the PLT:
  * rp_callee.h).  At least one path that comes back must wait on the way:
  * pause or call one of those; or poll, reading a fixed address (another
  * flag: VEX ends a block at every conditional branch, so the checks of
@@ -63,10 +65,21 @@ typedef struct rp_way_back {
      * `do { v = flag; sched_yield(); } while (!v)` loads in the block that
      * ends at the call and tests v after it. */
     UInt tested;
-    /* Frame slots compared so (unoptimised code keeps v in the frame). */
+    /* Frame slots compared so (unoptimised code keeps v in the frame; a
+     * slot the way back copied from another before the compare, through a
+     * register, counts as that other: clang -O0's `omp atomic read
+     * acquire` poll loads into a temporary, calls __kmpc_flush, then
+     * copies the temporary into the variable its check tests). */
     Int n_tested_slots;
     Int tested_base[RP_WAY_BACK_STORES];
     Long tested_disp[RP_WAY_BACK_STORES];
+    /* Frame slots a way back that comes back has copied, through a
+     * register, from another: the block finds in slot to[i] the value
+     * slot from[i] had when it left (clang -O0's poll again, when the
+     * check is the block's first instruction). */
+    Int n_copies;
+    Int copy_from_base[RP_WAY_BACK_STORES], copy_to_base[RP_WAY_BACK_STORES];
+    Long copy_from_disp[RP_WAY_BACK_STORES], copy_to_disp[RP_WAY_BACK_STORES];
 } rp_way_back;
 
 /* Whether a path that reached client address `a` has come back: a
