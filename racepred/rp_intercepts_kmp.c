@@ -83,6 +83,9 @@ RP_RENEWING_VOID_FUNC(RP_KMP_FUNC, omp_destroy_nest_lock)
  * them, tasks keep their own entry and do not yield as they start. */
 typedef int (*rp_kmp_entry)(int gtid, void *task);
 
+/* Switches to other threads a task's creator waits for at most. */
+#define RP_KMP_TASK_CREATED_SWITCHES 4
+
 #define RP_KMP_ENTRIES 64
 
 /* entries[i] is what trampoline i calls; set once, under entries_lock. */
@@ -172,7 +175,7 @@ RP_KMP_FUNC(int, __kmpc_omp_task, void *loc, int gtid, void *task)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_WWW(result, fn, loc, gtid, task);
-    rp_omp_task_created(started);
+    rp_omp_task_created(started, RP_KMP_TASK_CREATED_SWITCHES);
     return result;
 }
 
@@ -186,6 +189,6 @@ RP_KMP_FUNC(int, __kmpc_omp_task_with_deps, void *loc, int gtid, void *task, int
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_W_7W(result, fn, loc, gtid, task, ndeps, deps, ndeps_noalias, noalias_deps);
-    rp_omp_task_created(started);
+    rp_omp_task_created(started, RP_KMP_TASK_CREATED_SWITCHES);
     return result;
 }

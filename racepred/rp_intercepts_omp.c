@@ -139,23 +139,23 @@ RP_GOMP_FUNC(unsigned, GOMP_sections_next, void)
  * A task and the code of its creator that follows it, up to a taskwait,
  * are unordered too, but the creator may go on and run the task itself at
  * the taskwait, after that code, unless another thread took the task
- * first.  Under LLVM's libomp it did so every time (rp_intercepts_kmp.c),
- * so there, when no task runs on another thread, the creator of a deferred
- * task yields until some thread has started a task since it created this
- * one (rp_omp_task_created), at most RP_TASK_CREATED_YIELDS times, and
- * only until other threads have had the CPU RP_TASK_CREATED_SWITCHES
- * times (a thread that had it and took no task is busy elsewhere, and a
- * yield then costs its timeslice).  When a task runs elsewhere, the
- * creator goes on: the thread that runs it would take the new task after
- * it, and program order would hide a race between the two
- * (racy_omp_tasks); the creator itself runs it beside the other.  A
- * thread's first RP_TASK_YIELD_FIRST tasks do this, then one in
- * RP_TASK_YIELD_EVERY, as for the yield at the start.  libgomp wakes an
- * idle thread of the team when it queues a task, which takes it most of
- * the time (racy_omp_task_parent reported in 11 runs of 12 beside three
- * CPU hogs), and there the wait made two sibling tasks run on one thread
- * more often (racy_omp_tasks silent in 3 runs of 12, against none
- * without), so libgomp's creators do not wait.
+ * first.  So, when no task runs on another thread, the creator of a
+ * deferred task yields until some thread has started a task since it
+ * created this one (rp_omp_task_created), at most RP_TASK_CREATED_YIELDS
+ * times, and only until other threads have had the CPU a number of times
+ * the runtime's wrapper gives (a thread that had it and took no task is
+ * busy elsewhere, and a yield then costs its timeslice): once under
+ * libgomp, which wakes an idle thread when it queues a task (a longer
+ * wait made two sibling tasks run on one thread more often:
+ * racy_omp_tasks silent in 3 runs of 12 beside three CPU hogs; without a
+ * wait, racy_omp_task_parent silent in 1 of 12 and in 2 of 10), four times
+ * under libomp, whose creator otherwise ran the task itself every time
+ * (rp_intercepts_kmp.c).  When a task runs elsewhere, the creator goes on:
+ * the thread that runs it would take the new task after it, and program
+ * order would hide a race between the two (racy_omp_tasks); the creator
+ * itself runs it beside the other.  A thread's first RP_TASK_YIELD_FIRST
+ * tasks do this, then one in RP_TASK_YIELD_EVERY, as for the yield at the
+ * start.
  *
  * The wrapper hands libgomp a trampoline, run_task, whose argument block
  * starts with the task's function; libgomp copies the block as it would
@@ -180,7 +180,8 @@ typedef struct rp_task_head {
 #define RP_TASK_YIELD_FIRST 64
 #define RP_TASK_YIELD_EVERY 1024
 #define RP_TASK_CREATED_YIELDS 200
-#define RP_TASK_CREATED_SWITCHES 4
+/* Switches to other threads a libgomp task's creator waits for at most. */
+#define RP_GOMP_TASK_CREATED_SWITCHES 1
 
 /* Tasks started so far, and running now, through a trampoline, by any
  * thread; tasks this thread has started, is running, and created. */
@@ -212,21 +213,21 @@ unsigned long rp_omp_tasks_started(void)
     return __atomic_load_n(&tasks_started, __ATOMIC_SEQ_CST);
 }
 
-void rp_omp_task_created(unsigned long started_before)
+void rp_omp_task_created(unsigned long started_before, int switches)
 {
-    unsigned long switches;
+    unsigned long seen;
     int yields = 0, switched = 0;
 
     if (!task_may_yield(tasks_created++)
         || __atomic_load_n(&tasks_running, __ATOMIC_SEQ_CST) > tasks_nested)
         return;
-    switches = RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0);
-    while (yields++ < RP_TASK_CREATED_YIELDS && switched < RP_TASK_CREATED_SWITCHES
+    seen = RP_REQUEST_EXPR(RP_USERREQ_SWITCHES, 0, 0);
+    while (yields++ < RP_TASK_CREATED_YIELDS && switched < switches
            && rp_omp_tasks_started() == started_before) {
-        unsigned long now = yield_until_switch(switches, 1);
+        unsigned long now = yield_until_switch(seen, 1);
 
-        switched += now != switches;
-        switches = now;
+        switched += now != seen;
+        seen = now;
     }
 }
 
@@ -270,10 +271,13 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
 
         head->fn = fn;
         head->args_offset = offset;
+        unsigned long started = rp_omp_tasks_started();
+
         __builtin_memcpy(block + offset, data, (unsigned long)arg_size);
         CALL_FN_W_10W(ignored, orig, run_task, block, NULL, size, align, if_clause, flags,
                       depend, priority, detach);
         (void)ignored;
+        rp_omp_task_created(started, RP_GOMP_TASK_CREATED_SWITCHES);
     }
 }
 

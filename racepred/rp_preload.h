@@ -114,14 +114,14 @@ extern __thread int rp_preload_depth RP_TLS;
 /* The OpenMP runtimes' tasks (rp_intercepts_omp.c, "tasks", says why and
  * when a task yields as it starts and its creator waits): a deferred
  * task's trampoline calls rp_omp_task_begins before the task's body and
- * rp_omp_task_ends after it; under libomp its creator reads
- * rp_omp_tasks_started before handing the task to the runtime and calls
- * rp_omp_task_created with that after. */
+ * rp_omp_task_ends after it; its creator reads rp_omp_tasks_started
+ * before handing the task to the runtime and calls rp_omp_task_created
+ * with that after, and the most switches to other threads to wait for. */
 #define RP_HIDDEN __attribute__((visibility("hidden")))
 void rp_omp_task_begins(void) RP_HIDDEN;
 void rp_omp_task_ends(void) RP_HIDDEN;
 unsigned long rp_omp_tasks_started(void) RP_HIDDEN;
-void rp_omp_task_created(unsigned long started_before) RP_HIDDEN;
+void rp_omp_task_created(unsigned long started_before, int switches) RP_HIDDEN;
 
 /* Runs the real function of a wrapper that reports for itself (see
  * rp_preload_depth). */

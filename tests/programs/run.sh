@@ -869,10 +869,11 @@ fi
 # section yields, and so does a task when it starts, so the two sections
 # of racy_omp_sections and the two tasks of racy_omp_tasks run on two
 # threads and their writes race.  A task also races with its parent's
-# read before the taskwait (racy_omp_task_parent): under libomp its
-# creator waits for a thread to start a task (before that, the clang
-# build was silent in 6 runs of 6, and 8 of 8 beside three CPU hogs: the
-# parent ran the task itself at the taskwait).  Which thread runs which
+# read before the taskwait (racy_omp_task_parent): its creator waits for
+# a thread to start a task (before that, the clang build was silent in 6
+# runs of 6, and 8 of 8 beside three CPU hogs: the parent ran the task
+# itself at the taskwait; the gcc build in 1 of 12 and 2 of 10 beside
+# three CPU hogs).  Which thread runs which
 # part depends on the schedule, so each report is checked for its one
 # race (of the given kind), on the given variable, with its two lines in
 # either order.
