@@ -268,11 +268,10 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
         char raw[size + align];
         char *block = (char *)round_up((unsigned long)raw, align);
         rp_task_head *head = (rp_task_head *)block;
+        unsigned long started = rp_omp_tasks_started();
 
         head->fn = fn;
         head->args_offset = offset;
-        unsigned long started = rp_omp_tasks_started();
-
         __builtin_memcpy(block + offset, data, (unsigned long)arg_size);
         CALL_FN_W_10W(ignored, orig, run_task, block, NULL, size, align, if_clause, flags,
                       depend, priority, detach);
