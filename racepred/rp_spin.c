@@ -187,6 +187,14 @@ static Bool same_slot(frame_slot a, frame_slot b)
     return a.reg == b.reg && a.disp == b.disp;
 }
 
+/* The frame slot a way back names (rp_waitcall.h). */
+static frame_slot way_frame_slot(rp_way_slot s)
+{
+    frame_slot f = { GPR_OFFSET(s.base), s.disp };
+
+    return f;
+}
+
 /* The loop's last store into `slot` before statement `at` (or anywhere
  * in the loop, at = ANYWHERE), or NULL. */
 static const frame_store *store_before(const loop *l, frame_slot slot, Int at)
@@ -316,7 +324,7 @@ static Bool way_stores(const loop *l, frame_slot slot)
     Int i;
 
     for (i = 0; l->way != NULL && i < l->way->n_stores; i++)
-        if (GPR_OFFSET(l->way->store_base[i]) == slot.reg && l->way->store_disp[i] == slot.disp)
+        if (same_slot(way_frame_slot(l->way->stores[i]), slot))
             return True;
     return False;
 }
@@ -455,7 +463,7 @@ static Bool leaves_tested_value(const loop *l)
             if (l->tainted_reg[b])
                 return True;
     for (i = 0; i < way->n_tested_slots; i++) {
-        frame_slot slot = { GPR_OFFSET(way->tested_base[i]), way->tested_disp[i] };
+        frame_slot slot = way_frame_slot(way->tested_slots[i]);
 
         for (j = 0; j < l->n_tainted_slots; j++)
             if (same_slot(l->tainted_slot[j], slot) && !way_stores(l, slot))
@@ -521,8 +529,8 @@ static Bool carries_to_exit(loop *l)
     Int i, j;
 
     for (i = 0; i < way->n_copies; i++) {
-        frame_slot from = { GPR_OFFSET(way->copy_from_base[i]), way->copy_from_disp[i] };
-        frame_slot to = { GPR_OFFSET(way->copy_to_base[i]), way->copy_to_disp[i] };
+        frame_slot from = way_frame_slot(way->copy_from[i]);
+        frame_slot to = way_frame_slot(way->copy_to[i]);
 
         for (j = 0; j < l->n_tainted_slots; j++)
             if (same_slot(l->tainted_slot[j], from) && !way_stores(l, from))
@@ -796,7 +804,7 @@ static void judge_way_back(const IRSB *sb, const VexGuestLayout *layout, Int sta
 
 /* A call of a function that only waits in the block: its return is the
  * way back.  The call may end the block, or VEX may have followed it into
- * the callee's PLT stub (--vex-guest-chase, on by default), which then
+ * the callee's PLT entry (--vex-guest-chase, on by default), which then
  * ends the block with its indirect jump; the loop ends with the call. */
 static void judge_wait_call(const IRSB *sb, const VexGuestLayout *layout, Int start, Bool *spin)
 {

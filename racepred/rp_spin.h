@@ -61,7 +61,7 @@
  * by the loop, unless every one of them reloads the register from a
  * frame slot the loop never stores (the same value every time round).
  * The loop in the block is then judged as above.  When the block ends at
- * the call (or VEX followed the call into its PLT stub, which then ends
+ * the call (or VEX followed the call into its PLT entry, which then ends
  * the block), the load may decide the loop on the way back, after the
  * call: `do { v = flag; sched_yield(); } while (!v)` tests v in a
  * register the call preserves, or at -O0 in a frame slot, before a

@@ -167,25 +167,20 @@ typedef struct path {
     Bool loaded;            /* read a fixed address (not the frame) */
     Bool polled;            /* and branched after it */
     Bool rsp_moved;
-    /* Registers whose values are no longer the ones the block left: the
-     * path wrote them, or the call the way starts after may have. */
-    UInt unknown;
     /* Registers of the block's that the last compare read, until another
      * instruction that computes may set the flags. */
     UInt flags_from;
-    /* The frame slot the last compare read, if flags_slot. */
-    Bool flags_slot;
-    Int slot_base;
-    Long slot_disp;
+    /* The frame slot (as the block left it) the last compare read, if
+     * compared_slot. */
+    Bool compared_slot;
+    rp_way_slot compared;
     /* The frame slot (as the block left it) whose value register n holds,
      * if holds_slot bit n. */
     UInt holds_slot;
-    Int held_base[16];
-    Long held_disp[16];
+    rp_way_slot held[16];
     /* Frame slots the path stored the value of another slot in. */
     Int n_copies;
-    Int copy_to_base[PATH_COPIES], copy_from_base[PATH_COPIES];
-    Long copy_to_disp[PATH_COPIES], copy_from_disp[PATH_COPIES];
+    rp_way_slot copy_to[PATH_COPIES], copy_from[PATH_COPIES];
 } path;
 
 typedef struct walker {
@@ -194,40 +189,68 @@ typedef struct walker {
     rp_way_back *way;
     UInt decoded, arrivals, waiting_arrivals;
     Bool failed;
+    /* Registers the call the way starts after may have changed. */
+    UInt entry_clobbered;
 } walker;
+
+static Bool same_slot(rp_way_slot a, rp_way_slot b)
+{
+    return a.base == b.base && a.disp == b.disp;
+}
+
+/* The index of slot s among the first n of list, or n. */
+static Int slot_index(const rp_way_slot *list, Int n, rp_way_slot s)
+{
+    Int i = 0;
+
+    while (i < n && !same_slot(list[i], s))
+        i++;
+    return i;
+}
+
+/* The frame slot of d's memory operand. */
+static rp_way_slot operand_slot(const rp_x86_insn *d)
+{
+    rp_way_slot s = { d->base, d->disp };
+
+    return s;
+}
+
+/* Registers whose values are no longer the ones the block left: the path
+ * wrote them, or the call the way starts after may have. */
+static UInt unknown_registers(const walker *w, const path *p)
+{
+    return p->clobbered | w->entry_clobbered;
+}
 
 static void note_frame_store(walker *w, const path *p, const rp_x86_insn *d)
 {
     rp_way_back *way = w->way;
-    Int i;
+    rp_way_slot s = operand_slot(d);
 
     if (d->base == RP_X86_RSP && p->rsp_moved) {
         w->failed = True;   /* a slot of a moved stack pointer: not followed */
         return;
     }
-    for (i = 0; i < way->n_stores; i++)
-        if (way->store_base[i] == d->base && way->store_disp[i] == d->disp)
-            return;
+    if (slot_index(way->stores, way->n_stores, s) < way->n_stores)
+        return;
     if (way->n_stores == RP_WAY_BACK_STORES) {
         w->failed = True;
         return;
     }
-    way->store_base[way->n_stores] = d->base;
-    way->store_disp[way->n_stores++] = d->disp;
+    way->stores[way->n_stores++] = s;
 }
 
-/* The slot, as the block left it, whose value frame slot (*base, *disp)
- * holds on path p: the one the path copied into it last, if any. */
-static void resolve_slot(const path *p, Int *base, Long *disp)
+/* The slot, as the block left it, whose value frame slot s holds on path
+ * p: the one the path copied into it last, if any. */
+static rp_way_slot resolve_slot(const path *p, rp_way_slot s)
 {
     Int i;
 
     for (i = p->n_copies - 1; i >= 0; i--)
-        if (p->copy_to_base[i] == *base && p->copy_to_disp[i] == *disp) {
-            *base = p->copy_from_base[i];
-            *disp = p->copy_from_disp[i];
-            return;
-        }
+        if (same_slot(p->copy_to[i], s))
+            return p->copy_from[i];
+    return s;
 }
 
 /* A store into the frame slot of d: a copy of another slot when it moves
@@ -235,22 +258,19 @@ static void resolve_slot(const path *p, Int *base, Long *disp)
  * which no copy names any more). */
 static void note_frame_copy(path *p, const rp_x86_insn *d)
 {
+    rp_way_slot s = operand_slot(d);
     Int i, kept = 0;
 
     for (i = 0; i < p->n_copies; i++)
-        if (p->copy_to_base[i] != d->base || p->copy_to_disp[i] != d->disp) {
-            p->copy_to_base[kept] = p->copy_to_base[i];
-            p->copy_to_disp[kept] = p->copy_to_disp[i];
-            p->copy_from_base[kept] = p->copy_from_base[i];
-            p->copy_from_disp[kept++] = p->copy_from_disp[i];
+        if (!same_slot(p->copy_to[i], s)) {
+            p->copy_to[kept] = p->copy_to[i];
+            p->copy_from[kept++] = p->copy_from[i];
         }
     p->n_copies = kept;
     if (d->opcode != 0x89 || !(p->holds_slot & 1u << d->reg) || kept == PATH_COPIES)
         return;
-    p->copy_to_base[kept] = d->base;
-    p->copy_to_disp[kept] = d->disp;
-    p->copy_from_base[kept] = p->held_base[d->reg];
-    p->copy_from_disp[kept] = p->held_disp[d->reg];
+    p->copy_to[kept] = s;
+    p->copy_from[kept] = p->held[d->reg];
     p->n_copies++;
 }
 
@@ -269,17 +289,14 @@ static void note_instruction(walker *w, path *p, const rp_x86_insn *d)
     /* mov slot, r (32 or 64 bits) */
     if (d->opcode == 0x8B && d->mem && frame_operand(d) && !p->rsp_moved) {
         p->holds_slot |= 1u << d->reg;
-        p->held_base[d->reg] = d->base;
-        p->held_disp[d->reg] = d->disp;
-        resolve_slot(p, &p->held_base[d->reg], &p->held_disp[d->reg]);
+        p->held[d->reg] = resolve_slot(p, operand_slot(d));
     }
     for (r = 0; r < 16; r++)
         if (regs & 1u << r)
             p->reload[r] = RP_WAY_BACK_NO_RELOAD;
     p->clobbered |= regs;
-    p->unknown |= regs;
     p->flags_from = 0;
-    p->flags_slot = False;
+    p->compared_slot = False;
     if (regs & 1u << RP_X86_RSP)
         p->rsp_moved = True;
     /* mov disp(%rsp), r64 */
@@ -293,20 +310,16 @@ static void note_arrival_copies(rp_way_back *way, const path *p)
 {
     Int i, j;
 
-    for (i = 0; i < p->n_copies; i++) {
+    for (i = 0; i < p->n_copies && way->n_copies < RP_WAY_BACK_STORES; i++) {
         for (j = 0; j < way->n_copies; j++)
-            if (way->copy_to_base[j] == p->copy_to_base[i]
-                && way->copy_to_disp[j] == p->copy_to_disp[i]
-                && way->copy_from_base[j] == p->copy_from_base[i]
-                && way->copy_from_disp[j] == p->copy_from_disp[i])
+            if (same_slot(way->copy_to[j], p->copy_to[i])
+                && same_slot(way->copy_from[j], p->copy_from[i]))
                 break;
-        if (j < way->n_copies || way->n_copies == RP_WAY_BACK_STORES)
-            continue;
-        way->copy_to_base[j] = p->copy_to_base[i];
-        way->copy_to_disp[j] = p->copy_to_disp[i];
-        way->copy_from_base[j] = p->copy_from_base[i];
-        way->copy_from_disp[j] = p->copy_from_disp[i];
-        way->n_copies++;
+        if (j == way->n_copies) {
+            way->copy_to[j] = p->copy_to[i];
+            way->copy_from[j] = p->copy_from[i];
+            way->n_copies++;
+        }
     }
 }
 
@@ -333,18 +346,26 @@ static void arrive(walker *w, Int head, const path *p)
  * came from is tested. */
 static void note_tested(rp_way_back *way, const path *p)
 {
-    Int i;
-
     way->tested |= p->flags_from;
-    if (!p->flags_slot)
-        return;
-    for (i = 0; i < way->n_tested_slots; i++)
-        if (way->tested_base[i] == p->slot_base && way->tested_disp[i] == p->slot_disp)
-            return;
-    if (way->n_tested_slots < RP_WAY_BACK_STORES) {
-        way->tested_base[way->n_tested_slots] = p->slot_base;
-        way->tested_disp[way->n_tested_slots++] = p->slot_disp;
-    }
+    if (p->compared_slot && way->n_tested_slots < RP_WAY_BACK_STORES
+        && slot_index(way->tested_slots, way->n_tested_slots, p->compared) == way->n_tested_slots)
+        way->tested_slots[way->n_tested_slots++] = p->compared;
+}
+
+/* A compare on path p: the registers of the block's it reads, and the
+ * frame slot it reads, directly or through a register loaded from it. */
+static void note_compare(const walker *w, path *p, const rp_x86_insn *d)
+{
+    UInt regs = compared_registers(d);
+
+    p->flags_from = regs & ~unknown_registers(w, p);
+    p->compared_slot = True;
+    if (d->mem && frame_operand(d) && !p->rsp_moved)
+        p->compared = resolve_slot(p, operand_slot(d));
+    else if ((regs & p->holds_slot) != 0)
+        p->compared = p->held[__builtin_ctz(regs & p->holds_slot)];
+    else
+        p->compared_slot = False;
 }
 
 /* Whether the instruction at `a` reads memory through a register the
@@ -387,10 +408,9 @@ static Bool walk(walker *w, Addr a, path p, UInt length)
                 return False;   /* leaves the loop: another function */
             p.waited = True;
             p.clobbered |= CALLER_SAVED;
-            p.unknown |= CALLER_SAVED;
             p.holds_slot &= ~CALLER_SAVED;
             p.flags_from = 0;
-            p.flags_slot = False;
+            p.compared_slot = False;
             for (r = 0; r < 16; r++)
                 if (CALLER_SAVED & 1u << r)
                     p.reload[r] = RP_WAY_BACK_NO_RELOAD;
@@ -410,21 +430,7 @@ static Bool walk(walker *w, Addr a, path p, UInt length)
             return taken_back || rest_back;
         } else if (compares(&d)) {
             p.loaded |= d.mem && constant_operand(&d);   /* cmpl $0, flag(%rip) */
-            UInt regs = compared_registers(&d);
-
-            p.flags_from = regs & ~p.unknown;
-            p.flags_slot = d.mem && frame_operand(&d) && !p.rsp_moved;
-            p.slot_base = d.base;
-            p.slot_disp = d.disp;
-            if (p.flags_slot) {
-                resolve_slot(&p, &p.slot_base, &p.slot_disp);
-            } else if ((regs & p.holds_slot) != 0) {
-                /* a register loaded from a slot: the slot is compared */
-                r = __builtin_ctz(regs & p.holds_slot);
-                p.flags_slot = True;
-                p.slot_base = p.held_base[r];
-                p.slot_disp = p.held_disp[r];
-            }
+            note_compare(w, &p, &d);
         } else if (way_back_instruction(&d)) {
             p.loaded |= d.mem && constant_operand(&d) && only_reads(&d);
             note_instruction(w, &p, &d);
@@ -448,7 +454,7 @@ Bool rp_waitcall_way_back(Addr from, Bool waited, Bool after_call, rp_head_fn he
     for (r = 0; r < 16; r++)
         p.reload[r] = RP_WAY_BACK_NO_RELOAD;
     p.waited = waited;
-    p.unknown = after_call ? CALLER_SAVED : 0;
+    w.entry_clobbered = after_call ? CALLER_SAVED : 0;
     w.head_of = head_of;
     w.ctx = ctx;
     w.way = way;

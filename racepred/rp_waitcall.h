@@ -48,6 +48,13 @@
 #define RP_WAY_BACK_NO_RELOAD ((Long)0x7FFFFFFFFFFFFFFFLL)
 #define RP_WAY_BACK_STORES 8
 
+/* A slot of the stack frame as the machine code names it: register RSP
+ * or RBP and a displacement. */
+typedef struct rp_way_slot {
+    Int base;
+    Long disp;
+} rp_way_slot;
+
 /* Where the ways back go and what they do on the way. */
 typedef struct rp_way_back {
     Int head;                 /* what the head_of callback said, the smallest */
@@ -56,10 +63,9 @@ typedef struct rp_way_back {
      * register from last, RP_WAY_BACK_NO_RELOAD if not: the register is
      * the same every time round if the slot is. */
     Long reload[16];
-    /* Frame slots the ways back store (register RSP or RBP, displacement). */
+    /* Frame slots the ways back store. */
     Int n_stores;
-    Int store_base[RP_WAY_BACK_STORES];
-    Long store_disp[RP_WAY_BACK_STORES];
+    rp_way_slot stores[RP_WAY_BACK_STORES];
     /* Registers, as the block left them, that a way back compares before a
      * branch one side of which comes back and the other leaves the loop:
      * `do { v = flag; sched_yield(); } while (!v)` loads in the block that
@@ -71,15 +77,13 @@ typedef struct rp_way_back {
      * acquire` poll loads into a temporary, calls __kmpc_flush, then
      * copies the temporary into the variable its check tests). */
     Int n_tested_slots;
-    Int tested_base[RP_WAY_BACK_STORES];
-    Long tested_disp[RP_WAY_BACK_STORES];
+    rp_way_slot tested_slots[RP_WAY_BACK_STORES];
     /* Frame slots a way back that comes back has copied, through a
-     * register, from another: the block finds in slot to[i] the value
-     * slot from[i] had when it left (clang -O0's poll again, when the
-     * check is the block's first instruction). */
+     * register, from another: the block finds in slot copy_to[i] the
+     * value slot copy_from[i] had when it left (clang -O0's poll again,
+     * when the check is the block's first instruction). */
     Int n_copies;
-    Int copy_from_base[RP_WAY_BACK_STORES], copy_to_base[RP_WAY_BACK_STORES];
-    Long copy_from_disp[RP_WAY_BACK_STORES], copy_to_disp[RP_WAY_BACK_STORES];
+    rp_way_slot copy_from[RP_WAY_BACK_STORES], copy_to[RP_WAY_BACK_STORES];
 } rp_way_back;
 
 /* Whether a path that reached client address `a` has come back: a
@@ -90,9 +94,9 @@ typedef Int (*rp_head_fn)(void *ctx, Addr a, Bool exact);
 
 /* Follows the loop's way back from `from` (the check's branch target, or
  * where a call of a waiting function at the end of the block returns, then
- * `waited` and `after_call` are True; after a pause, only `waited`).  True when some path that comes back waits (above)
- * and no path could be followed through its whole length without coming
- * back or leaving. */
+ * `waited` and `after_call` are True; after a pause, only `waited`).  True
+ * when some path that comes back waits (above) and no path could be
+ * followed through its whole length without coming back or leaving. */
 Bool rp_waitcall_way_back(Addr from, Bool waited, Bool after_call, rp_head_fn head_of,
                           void *ctx, rp_way_back *way);
 
