@@ -215,7 +215,12 @@ typedef struct ap_pending {
 struct rp_allpairs {
     rp_detector_env env;
     rp_allpairs_config config;
-    rp_shadow shadow;
+    rp_shadow shadow;      /* ap_compact slots if shares, else ap_slot */
+    /* The words of granules that do not compact (see "compact slots"):
+     * a table, a free list through it, and an 8-byte shadow for the rest. */
+    uint64_t *words;
+    uint32_t n_words, cap_words, free_word;
+    rp_shadow wide;
     ap_pool pool;
     rp_cellctx_table contexts;
     /* env.sites_suffice in location mode: a cell names the latest access
@@ -439,11 +444,8 @@ static void set_forget(rp_allpairs *p, ap_slot *s, uint8_t mask)
 /* Removes the bytes `mask` from every cell (RP_EV_FORGET); a cell left
  * without bytes lets go of its context.  An emptied array stays with its
  * granule: a small forget (a stack frame) is about to be used again. */
-static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+static void slot_forget(rp_allpairs *p, ap_slot *s, uint8_t mask)
 {
-    rp_allpairs *p = ctx;
-    ap_slot *s = slot;
-    (void)granule;
     if (slot_holds_set(s->word)) {
         set_forget(p, s, mask);
         return;
@@ -464,11 +466,9 @@ static void slot_forget(void *ctx, uint64_t granule, void *slot, uint8_t mask)
 /* The same for a large forget (a freed heap block, an unmapping): an
  * array left with one cell or none goes back to the pool, or memory the
  * program never uses again would keep it. */
-static void slot_forget_and_free(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+static void slot_forget_and_free(rp_allpairs *p, ap_slot *s, uint8_t mask)
 {
-    rp_allpairs *p = ctx;
-    ap_slot *s = slot;
-    slot_forget(ctx, granule, slot, mask);
+    slot_forget(p, s, mask);
     ap_cell_run r = slot_cells(s);
     if (!r.in_array || r.n > 1)
         return;
@@ -477,15 +477,205 @@ static void slot_forget_and_free(void *ctx, uint64_t granule, void *slot, uint8_
     pool_free(&p->pool, r.cell, cap_log);
 }
 
-/* Releases a slot's cells (destroy, and chunks a forget covers whole). */
-static void slot_release(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+/* ---- compact slots ------------------------------------------------------------ */
+
+/* When cells name their context's latest access (p->shares), every cell's
+ * offset is 0, a granule's one cell fits in 4 bytes, and so does the
+ * number of the interned set it shares: the shadow's slots are then 4
+ * bytes.  A compact slot is
+ *   0                       no cell;
+ *   bytes != 0 (bits 0-7)   its one cell: the context's number in bits
+ *                           8-31 (if below AP_COMPACT_CONTEXTS);
+ *   bytes 0, bit 8 set      the set numbered bits 9-31 (if below
+ *                           AP_COMPACT_SETS);
+ *   bytes 0, bit 8 clear    its 8-byte word is elsewhere: bits 9-31 are
+ *                           COMPACT_IN_WIDE (the granule's slot of
+ *                           p->wide) or the index of an entry of p->words.
+ * pbzip2 under hb at its end: 1.46 M granules with one cell against
+ * 17,000 with more, in 200 of its 220 chunks (a second shadow of 8-byte
+ * slots for those would cost most of what the compact one saves); at its
+ * peak, most granules with more than one cell share sets.  The table
+ * has AP_COMPACT_WORDS entries at most, then p->wide takes the rest.
+ * The cell code works on 8-byte words throughout: a view opens a
+ * granule's word (in p->words or p->wide, or made from the compact slot)
+ * and closes it back into the form that fits. */
+typedef uint32_t ap_compact;
+
+#ifndef AP_COMPACT_CONTEXTS
+#define AP_COMPACT_CONTEXTS ((uint32_t)1 << 24)
+#endif
+#ifndef AP_COMPACT_SETS
+#define AP_COMPACT_SETS ((uint32_t)1 << 23)
+#endif
+#ifndef AP_COMPACT_WORDS
+#define AP_COMPACT_WORDS ((uint32_t)1 << 23)
+#endif
+#define COMPACT_CELL_SHIFT 8
+#define COMPACT_SET_BIT ((ap_compact)1 << 8)
+#define COMPACT_INDEX_SHIFT 9
+#define COMPACT_IN_WIDE 1u
+/* p->words[0] and [1] are never used: 0 is an empty slot. */
+#define COMPACT_FIRST_WORD 2u
+
+static inline bool compact_is_word(ap_compact c)
+{
+    return (uint8_t)c == 0 && c != 0 && !(c & COMPACT_SET_BIT);
+}
+
+/* The compact form of a word, if it has one. */
+static inline bool compact_of(uint64_t word, ap_compact *c)
+{
+    if (word == 0) {
+        *c = 0;
+        return true;
+    }
+    if (slot_holds_cell(word)) {
+        *c = (ap_compact)(cell_context(word) << COMPACT_CELL_SHIFT | cell_mask(word));
+        return (uint32_t)word >> CELL_OFFSET_SHIFT == 0 && cell_context(word) < AP_COMPACT_CONTEXTS;
+    }
+    if (!slot_holds_set(word) || slot_set(word)->number >= AP_COMPACT_SETS)
+        return false;
+    *c = slot_set(word)->number << COMPACT_INDEX_SHIFT | COMPACT_SET_BIT;
+    return true;
+}
+
+/* The word of a compact slot that holds no word. */
+static inline uint64_t compact_word(const rp_allpairs *p, ap_compact c)
+{
+    if ((uint8_t)c == 0 && (c & COMPACT_SET_BIT))
+        return set_word(cellsets_by_number(&p->sets, c >> COMPACT_INDEX_SHIFT));
+    return (uint64_t)(c >> COMPACT_CELL_SHIFT) << CELL_CONTEXT_SHIFT | (uint8_t)c;
+}
+
+/* An entry of p->words for `word`, or 0 when the table is full. */
+static uint32_t word_entry_new(rp_allpairs *p, uint64_t word)
+{
+    uint32_t k = p->free_word;
+    if (k != 0) {
+        p->free_word = (uint32_t)p->words[k];
+    } else {
+        if (p->n_words == AP_COMPACT_WORDS)
+            return 0;
+        p->words = rp_array_reserve("rp.allpairs.words", p->words, p->n_words, &p->cap_words,
+                                    sizeof *p->words);
+        k = p->n_words++;
+    }
+    p->words[k] = word;
+    return k;
+}
+
+static void word_entry_free(rp_allpairs *p, uint32_t k)
+{
+    p->words[k] = p->free_word;
+    p->free_word = k;
+}
+
+typedef struct ap_view {
+    ap_slot *slot;         /* the word to work on */
+    ap_slot copy;          /* the word made from the compact slot */
+    ap_compact *compact;   /* NULL: the shadow's slots are 8 bytes */
+} ap_view;
+
+/* The word of a granule whose slot in p->shadow is `slot`.  No other view
+ * may be opened until it is closed (p->words may move then). */
+static inline ap_slot *view_open(rp_allpairs *p, ap_view *v, void *slot, uint64_t granule)
+{
+    if (!p->shares) {
+        v->compact = NULL;
+        v->slot = slot;
+        return v->slot;
+    }
+    ap_compact c = *(ap_compact *)slot;
+    v->compact = slot;
+    if (!compact_is_word(c)) {
+        v->copy.word = compact_word(p, c);
+        v->slot = &v->copy;
+    } else if (c >> COMPACT_INDEX_SHIFT == COMPACT_IN_WIDE) {
+        v->slot = shadow_slot(&p->wide, granule);
+    } else {
+        v->slot = (ap_slot *)&p->words[c >> COMPACT_INDEX_SHIFT];
+    }
+    return v->slot;
+}
+
+/* The word goes back where it fits: into the compact slot, else where it
+ * was, else into a new entry of p->words, else into p->wide. */
+static inline void view_close(rp_allpairs *p, ap_view *v, uint64_t granule)
+{
+    if (v->compact == NULL)
+        return;
+    ap_compact was = *v->compact, c;
+    if (compact_of(v->slot->word, &c)) {
+        *v->compact = c;
+        if (!compact_is_word(was))
+            return;
+        if (was >> COMPACT_INDEX_SHIFT == COMPACT_IN_WIDE)
+            v->slot->word = 0;
+        else
+            word_entry_free(p, was >> COMPACT_INDEX_SHIFT);
+        return;
+    }
+    if (v->slot != &v->copy)
+        return;
+    uint32_t k = word_entry_new(p, v->slot->word);
+    if (k == 0) {
+        ((ap_slot *)shadow_slot(&p->wide, granule))->word = v->slot->word;
+        k = COMPACT_IN_WIDE;
+    }
+    *v->compact = k << COMPACT_INDEX_SHIFT;
+}
+
+/* The shadow's callbacks: fn on the granule's word. */
+static inline void on_view(void *ctx, uint64_t granule, void *slot, uint8_t mask,
+                           void (*fn)(rp_allpairs *, ap_slot *, uint8_t))
 {
     rp_allpairs *p = ctx;
-    ap_slot *s = slot;
-    (void)granule;
+    ap_view v;
+    fn(p, view_open(p, &v, slot, granule), mask);
+    view_close(p, &v, granule);
+}
+
+static void forget_cb(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    on_view(ctx, granule, slot, mask, slot_forget);
+}
+
+static void forget_and_free_cb(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    on_view(ctx, granule, slot, mask, slot_forget_and_free);
+}
+
+/* Releases a slot's cells (destroy, and chunks a forget covers whole). */
+static void slot_release(rp_allpairs *p, ap_slot *s, uint8_t mask)
+{
     (void)mask;
     word_release(p, s->word);
     s->word = 0;
+}
+
+static void release_cb(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    on_view(ctx, granule, slot, mask, slot_release);
+}
+
+/* A forget of p->wide's granules, after the compact slots' (which left
+ * the words of the granules it covers whole 0), only frees its chunks:
+ * the granules at its ends are the compact slots' business. */
+static void wide_kept(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    (void)ctx;
+    (void)granule;
+    (void)slot;
+    (void)mask;
+}
+
+/* What a wide chunk that a forget covers whole still holds: nothing. */
+static void wide_forgotten(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    (void)ctx;
+    (void)granule;
+    (void)mask;
+    rp_assert(((ap_slot *)slot)->word == 0);
 }
 
 /* ---- online reports ----------------------------------------------------------- */
@@ -823,10 +1013,9 @@ static bool append_grows(const ap_slot *s, uint32_t kept)
  * twin's or appended.  When granules share sets, a list that outgrows its
  * slot or array is stored anew (slot_store): as a set if it is one.  A
  * list that changes in place (byte-wise loops merging twins) pays no hash. */
-static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
-                           uint64_t granule, uint8_t mask)
+static void access_slot(rp_allpairs *p, const rp_allpairs_access *a, ap_slot *s,
+                        uint32_t event, uint64_t granule, uint8_t mask)
 {
-    ap_slot *s = shadow_slot(&p->shadow, granule);
     if (slot_holds_set(s->word)) {
         access_set_granule(p, a, s, granule, mask);
         return;
@@ -853,6 +1042,15 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
     }
     cellctx_hold(&p->contexts, cell_context(c));
     slot_append(&p->pool, s, c);
+}
+
+static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event,
+                           uint64_t granule, uint8_t mask)
+{
+    ap_view v;
+    access_slot(p, a, view_open(p, &v, shadow_slot(&p->shadow, granule), granule), event,
+                granule, mask);
+    view_close(p, &v, granule);
 }
 
 uint32_t allpairs_access(rp_allpairs *p, const rp_allpairs_access *a)
@@ -893,7 +1091,10 @@ void allpairs_add_pair(rp_allpairs *p, const rp_access *first, uint32_t first_ev
 void allpairs_forget(rp_allpairs *p, const rp_event *e)
 {
     shadow_clear_range(&p->shadow, e->obj, e->size,
-                       e->size < FORGET_FREES_BYTES ? slot_forget : slot_forget_and_free, p);
+                       e->size < FORGET_FREES_BYTES ? forget_cb : forget_and_free_cb, p);
+    /* Only a forget of a whole chunk or more frees wide chunks. */
+    if (p->wide.chunks.count != 0 && e->size >= RP_SHADOW_CHUNK_BYTES)
+        shadow_clear_range(&p->wide, e->obj, e->size, wide_kept, p);
     if (p->env.all_pairs && e->size != 0) {
         p->forgets = rp_array_reserve("rp.allpairs.array", p->forgets, p->n_forgets,
                                       &p->cap_forgets, sizeof(ap_forget));
@@ -1050,9 +1251,12 @@ rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_confi
     p->env = *env;
     p->config = *config;
     p->shares = env->sites_suffice && !env->all_pairs;
+    p->n_words = COMPACT_FIRST_WORD;
     cellsets_init(&p->sets, drop_set, p);
-    shadow_init(&p->shadow, sizeof(ap_slot));
-    shadow_set_release(&p->shadow, slot_release, p);
+    shadow_init(&p->shadow, p->shares ? sizeof(ap_compact) : sizeof(ap_slot));
+    shadow_set_release(&p->shadow, release_cb, p);
+    shadow_init(&p->wide, sizeof(ap_slot));
+    shadow_set_release(&p->wide, wide_forgotten, p);
     cellctx_init(&p->contexts);
     return p;
 }
@@ -1061,8 +1265,10 @@ void allpairs_destroy(rp_allpairs *p)
 {
     if (p == NULL)
         return;
-    shadow_for_each(&p->shadow, slot_release, p);
+    shadow_for_each(&p->shadow, release_cb, p);
     shadow_fini(&p->shadow);
+    shadow_fini(&p->wide);
+    rp_free(p->words);
     cellsets_fini(&p->sets);
     pool_fini(&p->pool);
     cellctx_fini(&p->contexts);
@@ -1081,10 +1287,12 @@ void allpairs_destroy(rp_allpairs *p)
 
 rp_tid_t allpairs_last_writer(rp_allpairs *p, uint64_t addr)
 {
-    ap_slot *s = shadow_find(&p->shadow, addr >> RP_SHADOW_GRANULE_BITS);
-    if (s == NULL)
+    uint64_t granule = addr >> RP_SHADOW_GRANULE_BITS;
+    void *slot = shadow_find(&p->shadow, granule);
+    if (slot == NULL)
         return RP_NO_WRITER;
-    ap_cell_run r = slot_cells(s);
+    ap_view v;
+    ap_cell_run r = slot_cells(view_open(p, &v, slot, granule));
     uint8_t byte = (uint8_t)(1u << (addr & (RP_SHADOW_GRANULE_SIZE - 1)));
     rp_tid_t writer = RP_NO_WRITER;
     uint64_t latest = 0;

@@ -42,7 +42,10 @@
  * its cells from a pool of power-of-two size classes (free lists refilled
  * from 256 KiB blocks, no call in the common case).  A forget of 4 KiB or more
  * returns emptied arrays to the pool; a smaller one (a stack frame) keeps
- * them for the next use; chunks a forget covers whole are freed.  There is
+ * them for the next use; chunks a forget covers whole are freed.  With
+ * shared cells (below), a slot is 4 bytes: the granule's one cell, the
+ * number of its set, or where its 8-byte word is (rp_allpairs.c, "compact
+ * slots"); pbzip2's peak under hb went from 80.8 to 74.0 MB.  There is
  * no fast path: the engine's filter of repeats (rp_repeats.h) comes first.
  *
  * Shared cells (location mode, env->sites_suffice): a cell names the latest

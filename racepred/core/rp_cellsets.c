@@ -1,6 +1,7 @@
 /* rp_cellsets.c — interned cell sets (rp_cellsets.h). */
 #include "rp_cellsets.h"
 
+#include "rp_array.h"
 #include "rp_shim.h"
 
 #define MIN_TABLE 256u
@@ -68,10 +69,30 @@ static void insert(rp_cellset **table, uint32_t cap, rp_cellset *set)
     table[i] = set;
 }
 
+/* A number for a new set: a dropped set's, else the next. */
+static uint32_t number_take(rp_cellsets *s)
+{
+    if (s->n_free != 0)
+        return s->free_numbers[--s->n_free];
+    if (s->n_numbers == 0)
+        s->n_numbers = 1;
+    s->by_number = rp_array_reserve("rp.allpairs.cellsets.numbers", s->by_number, s->n_numbers,
+                                    &s->cap_numbers, sizeof *s->by_number);
+    return s->n_numbers++;
+}
+
+static void number_give_back(rp_cellsets *s, uint32_t number)
+{
+    s->free_numbers = rp_array_reserve("rp.allpairs.cellsets.numbers", s->free_numbers,
+                                       s->n_free, &s->cap_free, sizeof *s->free_numbers);
+    s->free_numbers[s->n_free++] = number;
+}
+
 static void drop(rp_cellsets *s, rp_cellset *set)
 {
     rp_assert(set->holders == 0);
     s->drop(s->drop_ctx, set);
+    number_give_back(s, set->number);
     slab_put(&s->slabs[set->n], set);
     s->count--;
 }
@@ -112,6 +133,8 @@ rp_cellset *cellsets_add(rp_cellsets *s, const uint64_t *cells, uint32_t n, uint
     set->holders = 0;
     set->n = n;
     set->hash = hash;
+    set->number = number_take(s);
+    s->by_number[set->number] = set;
     rp_memcpy(set->cells, cells, n * sizeof *cells);
     insert(s->table, s->cap, set);
     s->count++;
@@ -124,6 +147,8 @@ void cellsets_fini(rp_cellsets *s)
         if (s->table[i] != NULL)
             drop(s, s->table[i]);
     rp_free(s->table);
+    rp_free(s->by_number);
+    rp_free(s->free_numbers);
     for (uint32_t n = 0; n <= CELLSET_MAX; n++)
         slab_fini(&s->slabs[n]);
     cellsets_init(s, s->drop, s->drop_ctx);

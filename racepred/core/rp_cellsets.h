@@ -30,6 +30,8 @@
  *
  * Layout: sets of n cells from one rp_slab per n; an open-addressing table
  * (linear probing) of pointers to them by hash, rebuilt when it fills.
+ * Each set has a number (from 1; a dropped set's is reused): an owner whose
+ * granules have 4-byte slots names a set by it (rp_allpairs.c).
  * Cost: finding a list is a hash of its cells and, usually, one probe.
  */
 #ifndef RP_CELLSETS_H
@@ -46,8 +48,9 @@
 
 struct rp_cellset {
     uint32_t holders;
-    uint32_t n;
+    uint32_t number;       /* cellsets_by_number */
     uint64_t hash;
+    uint32_t n;
     uint64_t cells[];
 };
 
@@ -60,6 +63,10 @@ typedef struct rp_cellsets {
     uint32_t cap, count;
     uint32_t seen[1u << CELLSETS_SEEN_BITS];
     rp_slab slabs[CELLSET_MAX + 1];   /* by n */
+    rp_cellset **by_number;           /* [0] unused */
+    uint32_t n_numbers, cap_numbers;
+    uint32_t *free_numbers;           /* numbers of dropped sets */
+    uint32_t n_free, cap_free;
     rp_cellset_drop_fn drop;
     void *drop_ctx;
 } rp_cellsets;
@@ -80,5 +87,11 @@ bool cellsets_met_before(rp_cellsets *s, uint64_t hash);
 /* A new set of the cells, no holders yet; the list must not be a set.
  * May drop the sets without holders first. */
 rp_cellset *cellsets_add(rp_cellsets *s, const uint64_t *cells, uint32_t n, uint64_t hash);
+
+/* The set numbered `number`, which must be a set's that the table holds. */
+static inline rp_cellset *cellsets_by_number(const rp_cellsets *s, uint32_t number)
+{
+    return s->by_number[number];
+}
 
 #endif
