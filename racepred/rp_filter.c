@@ -16,7 +16,7 @@ typedef struct {
     UInt n;
 } pattern_list;
 
-static pattern_list ignored, synchronising;
+static pattern_list ignored, synchronising, atomic_sources;
 
 static Bool list_set(pattern_list *l, const HChar *list)
 {
@@ -72,6 +72,11 @@ Bool rp_filter_set_sync(const HChar *patterns)
 {
     VG_(memset)(kind_cache, 0, sizeof kind_cache);
     return list_set(&synchronising, patterns);
+}
+
+Bool rp_filter_set_atomic_sources(const HChar *patterns)
+{
+    return list_set(&atomic_sources, patterns);
 }
 
 static Bool name_matches(const pattern_list *l, const HChar *name)
@@ -156,6 +161,24 @@ rp_code_kind rp_filter_kind(Addr guest_addr)
     kind_cache[i].epoch = epoch;
     kind_cache[i].kind = kind_of(di);
     return kind_cache[i].kind;
+}
+
+/* The longest path an atomic source is looked for in: a longer one
+ * matches no pattern. */
+#define SOURCE_PATH_MAX 1024
+
+rp_code_kind rp_filter_source_kind(Addr guest_addr)
+{
+    const HChar *file, *dir;
+    HChar path[SOURCE_PATH_MAX];
+    UInt line;
+
+    if (atomic_sources.n == 0
+        || !VG_(get_filename_linenum)(VG_(current_DiEpoch)(), guest_addr, &file, &dir, &line)
+        || VG_(strlen)(dir) + VG_(strlen)(file) + 2 > sizeof path)
+        return RP_CODE_ACCESSES;
+    VG_(sprintf)(path, "%s/%s", dir, file);
+    return name_matches(&atomic_sources, path) ? RP_CODE_SYNC : RP_CODE_ACCESSES;
 }
 
 Bool rp_filter_instruments(Addr guest_addr)

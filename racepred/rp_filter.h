@@ -41,6 +41,19 @@
  * Each set is a comma-separated list of glob patterns (`*`, `?`) matched
  * against the soname of the object the code belongs to, falling back to
  * its file name; `none` empties it.
+ *
+ * Atomic sources (--atomic-sources) are source files, not objects: the
+ * headers of the C++ libraries' std::atomic (libstdc++'s bits/atomic_base.h
+ * and <atomic>, libc++'s <atomic> and __atomic/) and Rust's
+ * core::sync::atomic.  Their loads and stores are atomic ones, whatever
+ * object they were inlined into, and on x86 plain moves that nothing else
+ * tells from the program's own: a flag stored with release order and read
+ * once with acquire order was reported as a race, with the data it
+ * published (and Rust's channels, whose slots are published that way,
+ * had a race predicted inside them).  An instruction whose line in the
+ * debug information is in such a file is synchronising code, as if its
+ * object were on --sync-objects.  The patterns are globs matched against
+ * the file's full path (its directory, a '/', its name).
  */
 #ifndef RP_FILTER_H
 #define RP_FILTER_H
@@ -51,6 +64,9 @@
     "ld-linux*.so*,libc.so*,libjemalloc.so*,libtcmalloc*.so*,libmimalloc.so*"
 
 #define RP_FILTER_SYNC_DEFAULT "libgomp.so*,libomp.so*"
+
+#define RP_FILTER_ATOMIC_DEFAULT \
+    "*/bits/atomic_base.h,*/c++/*/atomic,*/c++/v1/__atomic/*,*/core/src/sync/atomic.rs"
 
 /* What racepred makes of the memory effects of an object's code. */
 typedef enum {
@@ -64,9 +80,15 @@ typedef enum {
  * False when it is malformed. */
 Bool rp_filter_set(const HChar *patterns);
 Bool rp_filter_set_sync(const HChar *patterns);
+Bool rp_filter_set_atomic_sources(const HChar *patterns);
 
 /* What the instruction at `guest_addr` does. */
 rp_code_kind rp_filter_kind(Addr guest_addr);
+
+/* What the instruction at `guest_addr`, in an object whose code is
+ * RP_CODE_ACCESSES, does: RP_CODE_SYNC if it comes from an atomic source.
+ * Asked at translation time, once per instruction. */
+rp_code_kind rp_filter_source_kind(Addr guest_addr);
 
 /* Whether it is the program's own code (RP_CODE_ACCESSES). */
 Bool rp_filter_instruments(Addr guest_addr);

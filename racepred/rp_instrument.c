@@ -850,6 +850,8 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
         if (st->tag == Ist_IMark) {
             site = (Addr)st->Ist.IMark.addr;
             code_kind = rp_filter_kind(site);
+            if (code_kind == RP_CODE_ACCESSES)
+                code_kind = rp_filter_source_kind(site);
             sp_written = False;
         } else if (st->tag == Ist_Put && st->Ist.Put.offset == layout->offset_SP) {
             sp_written = True;

@@ -137,6 +137,10 @@ static Bool process_option(const HChar *arg)
         if (!rp_filter_set_sync(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
                                  "object name patterns, or none\n");
+    } else if VG_STR_CLO(arg, "--atomic-sources", value) {
+        if (!rp_filter_set_atomic_sources(value))
+            VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
+                                 "source path patterns, or none\n");
     } else {
         return False;
     }
@@ -200,9 +204,12 @@ static void print_usage(void)
 "                              whose code is not instrumented [%s]\n"
 "    --sync-objects=PAT[,PAT...]|none  objects whose loads and stores are\n"
 "                              acquires and releases, not accesses [%s]\n"
+"    --atomic-sources=PAT[,PAT...]|none  source files (full path globs) whose\n"
+"                              loads and stores are atomic: acquires and\n"
+"                              releases, not accesses [%s]\n"
 "    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"
 "    --record-trace=FILE       record the event stream for racepred-analyze [no]\n",
-        RP_FILTER_DEFAULT, RP_FILTER_SYNC_DEFAULT);
+        RP_FILTER_DEFAULT, RP_FILTER_SYNC_DEFAULT, RP_FILTER_ATOMIC_DEFAULT);
 }
 
 static void print_debug_usage(void)
@@ -327,6 +334,7 @@ static void pre_clo_init(void)
 
     rp_filter_set(RP_FILTER_DEFAULT);
     rp_filter_set_sync(RP_FILTER_SYNC_DEFAULT);
+    rp_filter_set_atomic_sources(RP_FILTER_ATOMIC_DEFAULT);
     rp_threads_init();
     rp_locks_init();
     rp_barriers_init();

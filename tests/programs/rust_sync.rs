@@ -1,0 +1,130 @@
+// Rust's standard synchronisation, each handing data written before it to
+// another thread: Mutex, RwLock, Condvar, mpsc channels (unbounded and
+// bounded), Once, scoped threads, Arc, and an AtomicBool stored with
+// release order and loaded once with acquire order (outside any loop).
+// std builds its channels and its Once on atomics, and on x86 an atomic
+// load or store is a plain move: racepred knows them by their source,
+// core::sync::atomic (--atomic-sources).  Race-free.
+//
+// The pipe only makes the main thread wait for the flag's writer; racepred
+// runs the program with --fd-sync=no, so that only the atomic orders them.
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::io::FromRawFd;
+use std::ptr::addr_of;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex, Once, RwLock};
+use std::thread;
+
+static mut PUBLISHED: [u64; 4] = [0; 4];
+static READY: AtomicBool = AtomicBool::new(false);
+static INIT: Once = Once::new();
+static mut INIT_VALUE: u64 = 0;
+
+fn pipe() -> (File, File) {
+    let mut fds = [0i32; 2];
+    extern "C" {
+        fn pipe(fds: *mut i32) -> i32;
+    }
+    assert_eq!(unsafe { pipe(fds.as_mut_ptr()) }, 0);
+    unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) }
+}
+
+fn atomic_flag() -> u64 {
+    let (mut rx, mut tx) = pipe();
+    let t = thread::spawn(move || {
+        unsafe { PUBLISHED = [1, 2, 3, 4] };
+        READY.store(true, Ordering::Release);
+        tx.write_all(b"x").unwrap();
+    });
+    let mut byte = [0u8; 1];
+    rx.read_exact(&mut byte).unwrap();
+    let published = if READY.load(Ordering::Acquire) { unsafe { *addr_of!(PUBLISHED) } } else { [0; 4] };
+    t.join().unwrap();
+    published.iter().sum()
+}
+
+fn mutex_and_condvar() -> u64 {
+    let pair = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
+    let other = Arc::clone(&pair);
+    let t = thread::spawn(move || {
+        let (lock, cond) = &*other;
+        lock.lock().unwrap().push(5u64);
+        cond.notify_one();
+    });
+    let (lock, cond) = &*pair;
+    let mut items = lock.lock().unwrap();
+    while items.is_empty() {
+        items = cond.wait(items).unwrap();
+    }
+    let sum = items.iter().sum();
+    drop(items);
+    t.join().unwrap();
+    sum
+}
+
+fn rwlock() -> u64 {
+    let shared = Arc::new(RwLock::new(0u64));
+    let writers: Vec<_> = (0..2)
+        .map(|i| {
+            let s = Arc::clone(&shared);
+            thread::spawn(move || *s.write().unwrap() += i + 1)
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let value = *shared.read().unwrap();
+    value
+}
+
+fn channels() -> u64 {
+    let (tx, rx) = mpsc::channel();
+    let (btx, brx) = mpsc::sync_channel(1);
+    let t = thread::spawn(move || {
+        for i in 0..50u64 {
+            tx.send(vec![i; 4]).unwrap();
+            btx.send(Box::new(i)).unwrap();
+        }
+    });
+    let mut sum = 0;
+    for _ in 0..50 {
+        sum += rx.recv().unwrap().iter().sum::<u64>();
+        sum += *brx.recv().unwrap();
+    }
+    t.join().unwrap();
+    sum
+}
+
+fn once() -> u64 {
+    let threads: Vec<_> = (0..2)
+        .map(|_| thread::spawn(|| INIT.call_once(|| unsafe { INIT_VALUE = 7 })))
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    INIT.call_once(|| {});
+    unsafe { INIT_VALUE }
+}
+
+fn scoped() -> u64 {
+    let mut parts = [0u64; 2];
+    thread::scope(|s| {
+        for (i, part) in parts.iter_mut().enumerate() {
+            s.spawn(move || *part = (i as u64 + 1) * 10);
+        }
+    });
+    parts.iter().sum()
+}
+
+fn main() {
+    println!(
+        "{} {} {} {} {} {}",
+        atomic_flag(),
+        mutex_and_condvar(),
+        rwlock(),
+        channels(),
+        once(),
+        scoped()
+    );
+}
