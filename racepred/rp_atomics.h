@@ -14,7 +14,10 @@
  * that could race.  That makes reference counts, flags published with a
  * store after an RMW elsewhere, and spin locks released with a plain store
  * race-free.  Its limit: until the first RMW, loads and stores of the
- * address are ordinary accesses (and may be reported).
+ * address are ordinary accesses (and may be reported), unless their code
+ * comes from an atomic type's source (C++'s std::atomic, Rust's atomics:
+ * --atomic-sources, rp_filter.h), which makes them acquires and releases
+ * whatever the address.
  *
  * Granularity: the set holds bytes, grouped by aligned 8-byte word; a plain
  * access is synchronisation when its first byte is a marked byte, and its
