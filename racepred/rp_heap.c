@@ -10,6 +10,7 @@
 #include "rp_atomics.h"
 #include "rp_filter.h"
 #include "rp_heap.h"
+#include "rp_lockwords.h"
 #include "rp_locks.h"
 #include "rp_site.h"
 #include "rp_threads.h"
@@ -33,6 +34,7 @@ static VgHashTable *blocks;
 void rp_heap_fresh(rp_tid_t tid, Addr addr, SizeT len)
 {
     rp_atomics_forget(addr, len);
+    rp_lockwords_forget(addr, len);
     rp_tool_emit_range(RP_EV_FORGET, tid, addr, len, 0);
 }
 

@@ -66,6 +66,7 @@
 #include "rp_history.h"
 #include "rp_libc.h"
 #include "rp_instrument.h"
+#include "rp_lockwords.h"
 #include "rp_site.h"
 #include "rp_sort.h"
 #include "rp_spin.h"
@@ -707,6 +708,46 @@ static void add_history_stale(IRSB *sb, IRJumpKind jk)
                                    IRExpr_Const(IRConst_U8(1))));
 }
 
+/* An atomic read-modify-write of one word, after it: a lock's acquire
+ * or release if it is a lock function's or its word is a lock word
+ * (rp_lockwords.h), else on_atomic.  `size_lock`: the size, times 2, plus
+ * 1 in a lock function. */
+static void on_rmw(Addr addr, ULong old, ULong expected, ULong new, Addr site,
+                   UWord size_lock)
+{
+    if (!rp_lockwords_after_rmw(addr, old, expected, new, site, size_lock >> 1, size_lock & 1))
+        on_atomic(addr, size_lock >> 1, site);
+}
+
+/* A value of the CAS's type as a 64-bit one. */
+static IRExpr *widened(IRSB *sb, IRExpr *e)
+{
+    switch (typeOfIRExpr(sb->tyenv, e)) {
+    case Ity_I8: return new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_8Uto64, e));
+    case Ity_I16: return new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_16Uto64, e));
+    case Ity_I32: return new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, e));
+    default: return e;
+    }
+}
+
+/* After an atomic read-modify-write of one word: on_rmw with what it
+ * found, expected and wrote. */
+static void add_rmw_after(IRSB *sb, const IRCAS *cas, Addr site)
+{
+    Int size = sizeofIRType(typeOfIRExpr(sb->tyenv, cas->dataLo));
+    Bool in_lock_function = rp_lockwords_in_lock_function(site);
+    IRDirty *d;
+
+    d = unsafeIRDirty_0_N(0, "rp_on_rmw", VG_(fnptr_to_fnentry)(&on_rmw),
+                          mkIRExprVec_6(cas->addr, widened(sb, IRExpr_RdTmp(cas->oldLo)),
+                                        widened(sb, cas->expdLo), widened(sb, cas->dataLo),
+                                        mkIRExpr_HWord(site),
+                                        mkIRExpr_HWord((HWord)(2 * size + in_lock_function))));
+    declare_stack_reads(d);
+    rp_blockrep_event();
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
 /* The memory effects of one statement, as helper calls appended to `sb`. */
 static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
                         Addr site, Bool want_branches, Bool spin_read)
@@ -782,8 +823,10 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
         add_stack_store_checks(sb, cas->addr, cas->dataLo);
         if (cas->dataHi != NULL)
             add_stack_store_checks(sb, cas->addr, cas->dataHi);
-        add_sync_access(sb, "rp_on_atomic", &on_atomic, cas->addr,
-                        cas->dataHi != NULL ? 2 * size : size, site);
+        /* One of a word: after it, when what it found is known
+         * (add_rmw_after). */
+        if (cas->dataHi != NULL)
+            add_sync_access(sb, "rp_on_atomic", &on_atomic, cas->addr, 2 * size, site);
         break;
     }
 
@@ -844,6 +887,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 
     for (; i < sb_in->stmts_used; i++) {
         IRStmt *st = sb_in->stmts[i];
+        Bool rmw_after = False;
 
         if (st->tag == Ist_NoOp)
             continue;
@@ -859,11 +903,14 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
             add_effects(sb_out, sb_out->tyenv, st, site,
                         want_branches && code_kind == RP_CODE_ACCESSES,
                         spin_now != NULL && spin_now[i] && code_kind == RP_CODE_ACCESSES);
+            rmw_after = st->tag == Ist_CAS && st->Ist.CAS.details->dataHi == NULL;
         }
         rp_blockrep_note(st);
         addStmtToIRSB(sb_out, st);
         if (st->tag == Ist_IMark && n_announce_sites != 0 && is_announce_site(site))
             add_announce(sb_out, site);
+        if (rmw_after)
+            add_rmw_after(sb_out, st->Ist.CAS.details, site);
     }
     add_history_stale(sb_out, sb_out->jumpkind);
     return sb_out;

@@ -26,6 +26,7 @@
 #include "rp_heap.h"
 #include "rp_history.h"
 #include "rp_instrument.h"
+#include "rp_lockwords.h"
 #include "rp_locks.h"
 #include "rp_offline.h"
 #include "rp_record.h"
@@ -137,6 +138,10 @@ static Bool process_option(const HChar *arg)
         if (!rp_filter_set_sync(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
                                  "object name patterns, or none\n");
+    } else if VG_STR_CLO(arg, "--lock-functions", value) {
+        if (!rp_lockwords_set(value))
+            VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
+                                 "function name patterns, or none\n");
     } else if VG_STR_CLO(arg, "--atomic-sources", value) {
         if (!rp_filter_set_atomic_sources(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
@@ -207,9 +212,13 @@ static void print_usage(void)
 "    --atomic-sources=PAT[,PAT...]|none  source files (full path globs) whose\n"
 "                              loads and stores are atomic: acquires and\n"
 "                              releases, not accesses [%s]\n"
+"    --lock-functions=PAT[,PAT...]|none  functions (demangled name globs) whose\n"
+"                              atomic read-modify-writes of a word take a\n"
+"                              lock (0 to non-0) and give it back (to 0) [%s]\n"
 "    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"
 "    --record-trace=FILE       record the event stream for racepred-analyze [no]\n",
-        RP_FILTER_DEFAULT, RP_FILTER_SYNC_DEFAULT, RP_FILTER_ATOMIC_DEFAULT);
+        RP_FILTER_DEFAULT, RP_FILTER_SYNC_DEFAULT, RP_FILTER_ATOMIC_DEFAULT,
+        RP_LOCKWORDS_DEFAULT);
 }
 
 static void print_debug_usage(void)
@@ -319,8 +328,19 @@ static void fini(Int exitcode)
                   rp_errors_unconfirmed);
 }
 
+/* Valgrind reads the calls inlined at an instruction only for the tools
+ * m_main.c names (Memcheck, Helgrind, DRD, Massif, DHAT): for the others a
+ * frame of inlined code shows the function it was inlined into, with the
+ * inlined code's line (a Rust thread's race at "__rust_begin_short_backtrace
+ * (racy_rust.rs:16)"; with inlined frames, "work (racy_rust.rs:16)" called
+ * by its closure).  The setting is the core's, outside the tool API; it
+ * is set before the command line is read, so --read-inline-info=no still
+ * turns it off. */
+extern Bool VG_(clo_read_inline_info);
+
 static void pre_clo_init(void)
 {
+    VG_(clo_read_inline_info) = True;
     VG_(details_name)("racepred");
     VG_(details_version)(RP_VERSION_STRING);
     VG_(details_description)("a data race predictor");
@@ -335,6 +355,7 @@ static void pre_clo_init(void)
     rp_filter_set(RP_FILTER_DEFAULT);
     rp_filter_set_sync(RP_FILTER_SYNC_DEFAULT);
     rp_filter_set_atomic_sources(RP_FILTER_ATOMIC_DEFAULT);
+    rp_lockwords_set(RP_LOCKWORDS_DEFAULT);
     rp_threads_init();
     rp_locks_init();
     rp_barriers_init();
