@@ -1,52 +1,14 @@
-/* rp_filter.c — the ignored and synchronising objects; see rp_filter.h. */
+/* rp_filter.c — the ignored and synchronising objects, the atomic
+ * sources; see rp_filter.h. */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcbase.h"
-#include "pub_tool_mallocfree.h"
 #include "pub_tool_seqmatch.h"
 
 #include "rp_filter.h"
+#include "rp_patterns.h"
 
-#define RP_FILTER_MAX_PATTERNS 32
-
-/* A comma-separated list of globs, split in place in its own copy. */
-typedef struct {
-    HChar *copy;
-    const HChar *pattern[RP_FILTER_MAX_PATTERNS];
-    UInt n;
-} pattern_list;
-
-static pattern_list ignored, synchronising, atomic_sources;
-
-static Bool list_set(pattern_list *l, const HChar *list)
-{
-    HChar *p;
-
-    VG_(free)(l->copy);
-    l->copy = NULL;
-    l->n = 0;
-    if (VG_(strcmp)(list, "none") == 0)
-        return True;
-    if (list[0] == '\0')
-        return False;
-    l->copy = VG_(strdup)("rp.filter.patterns", list);
-    for (p = l->copy; *p != '\0'; ) {
-        HChar *end = p;
-
-        while (*end != '\0' && *end != ',')
-            end++;
-        if (end == p || l->n == RP_FILTER_MAX_PATTERNS)
-            return False;
-        l->pattern[l->n++] = p;
-        if (*end == '\0')
-            break;
-        *end = '\0';
-        p = end + 1;
-        if (*p == '\0')
-            return False;
-    }
-    return True;
-}
+static rp_patterns ignored, synchronising, atomic_sources;
 
 /* The last objects asked about, with their kind: a wrapped libc function
  * asks for its caller's object at every call, and matching the patterns
@@ -65,28 +27,18 @@ static UInt kind_cache_next;
 Bool rp_filter_set(const HChar *patterns)
 {
     VG_(memset)(kind_cache, 0, sizeof kind_cache);
-    return list_set(&ignored, patterns);
+    return rp_patterns_set(&ignored, patterns);
 }
 
 Bool rp_filter_set_sync(const HChar *patterns)
 {
     VG_(memset)(kind_cache, 0, sizeof kind_cache);
-    return list_set(&synchronising, patterns);
+    return rp_patterns_set(&synchronising, patterns);
 }
 
 Bool rp_filter_set_atomic_sources(const HChar *patterns)
 {
-    return list_set(&atomic_sources, patterns);
-}
-
-static Bool name_matches(const pattern_list *l, const HChar *name)
-{
-    UInt i;
-
-    for (i = 0; i < l->n; i++)
-        if (VG_(string_match)(l->pattern[i], name))
-            return True;
-    return False;
+    return rp_patterns_set(&atomic_sources, patterns);
 }
 
 /* The object's file name without the directories, or NULL. */
@@ -106,7 +58,7 @@ static const HChar *file_base(const DebugInfo *di)
 
 /* Whether the object's soname, else its file name without the
  * directories, matches a pattern of l. */
-static Bool object_matches(const pattern_list *l, const DebugInfo *di)
+static Bool object_matches(const rp_patterns *l, const DebugInfo *di)
 {
     const HChar *soname = VG_(DebugInfo_get_soname)(di);
     const HChar *base;
@@ -114,10 +66,10 @@ static Bool object_matches(const pattern_list *l, const DebugInfo *di)
     if (l->n == 0)
         return False;
     if (soname != NULL && soname[0] != '\0' && VG_(strcmp)(soname, "NONE") != 0
-        && name_matches(l, soname))
+        && rp_patterns_match(l, soname))
         return True;
     base = file_base(di);
-    return base != NULL && name_matches(l, base);
+    return base != NULL && rp_patterns_match(l, base);
 }
 
 /* Whether the object is racepred's own preload: its loads and stores
@@ -178,7 +130,7 @@ rp_code_kind rp_filter_source_kind(Addr guest_addr)
         || VG_(strlen)(dir) + VG_(strlen)(file) + 2 > sizeof path)
         return RP_CODE_ACCESSES;
     VG_(sprintf)(path, "%s/%s", dir, file);
-    return name_matches(&atomic_sources, path) ? RP_CODE_SYNC : RP_CODE_ACCESSES;
+    return rp_patterns_match(&atomic_sources, path) ? RP_CODE_SYNC : RP_CODE_ACCESSES;
 }
 
 Bool rp_filter_instruments(Addr guest_addr)

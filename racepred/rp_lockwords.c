@@ -4,51 +4,21 @@
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_machine.h"
-#include "pub_tool_mallocfree.h"
-#include "pub_tool_seqmatch.h"
 #include "pub_tool_threadstate.h"
 
 #include "rp_atomics.h"
 #include "rp_lockwords.h"
 #include "rp_locks.h"
+#include "rp_patterns.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 #include "rp_u64map.h"
 
-#define RP_LOCKWORDS_MAX_PATTERNS 16
-
-static HChar *copy;
-static const HChar *pattern[RP_LOCKWORDS_MAX_PATTERNS];
-static UInt n_patterns;
+static rp_patterns functions;
 
 Bool rp_lockwords_set(const HChar *patterns)
 {
-    HChar *p;
-
-    VG_(free)(copy);
-    copy = NULL;
-    n_patterns = 0;
-    if (VG_(strcmp)(patterns, "none") == 0)
-        return True;
-    if (patterns[0] == '\0')
-        return False;
-    copy = VG_(strdup)("rp.lockwords.patterns", patterns);
-    for (p = copy; *p != '\0'; ) {
-        HChar *end = p;
-
-        while (*end != '\0' && *end != ',')
-            end++;
-        if (end == p || n_patterns == RP_LOCKWORDS_MAX_PATTERNS)
-            return False;
-        pattern[n_patterns++] = p;
-        if (*end == '\0')
-            break;
-        *end = '\0';
-        p = end + 1;
-        if (*p == '\0')
-            return False;
-    }
-    return True;
+    return rp_patterns_set(&functions, patterns);
 }
 
 /* The key of one of VG_(describe_IP)'s lines, "0x...: NAME (FILE:LINE)":
@@ -94,16 +64,6 @@ static Bool frame_key(const HChar *line, HChar *buf, SizeT size)
     return True;
 }
 
-static Bool key_matches(const HChar *key)
-{
-    UInt i;
-
-    for (i = 0; i < n_patterns; i++)
-        if (VG_(string_match)(pattern[i], key))
-            return True;
-    return False;
-}
-
 Bool rp_lockwords_in_lock_function(Addr site)
 {
     DiEpoch ep = VG_(current_DiEpoch)();
@@ -111,12 +71,12 @@ Bool rp_lockwords_in_lock_function(Addr site)
     HChar key[512];
     Bool found = False;
 
-    if (n_patterns == 0)
+    if (functions.n == 0)
         return False;
     iipc = VG_(new_IIPC)(ep, site);
     do {
         if (frame_key(VG_(describe_IP)(ep, site, iipc), key, sizeof key)
-            && key_matches(key))
+            && rp_patterns_match(&functions, key))
             found = True;
     } while (!found && VG_(next_IIPC)(iipc));
     VG_(delete_IIPC)(iipc);

@@ -6,11 +6,11 @@
 // load or store is a plain move: racepred knows them by their source,
 // core::sync::atomic (--atomic-sources).  Race-free.
 //
-// The pipe only makes the main thread wait for the flag's writer; racepred
-// runs the program with --fd-sync=no, so that only the atomic orders them.
-use std::fs::File;
+// The socket pair only makes the main thread wait for the flag's writer;
+// racepred runs the program with --fd-sync=no, so that only the atomic
+// orders them.
 use std::io::{Read, Write};
-use std::os::unix::io::FromRawFd;
+use std::os::unix::net::UnixStream;
 use std::ptr::addr_of;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, Once, RwLock};
@@ -21,17 +21,8 @@ static READY: AtomicBool = AtomicBool::new(false);
 static INIT: Once = Once::new();
 static mut INIT_VALUE: u64 = 0;
 
-fn pipe() -> (File, File) {
-    let mut fds = [0i32; 2];
-    extern "C" {
-        fn pipe(fds: *mut i32) -> i32;
-    }
-    assert_eq!(unsafe { pipe(fds.as_mut_ptr()) }, 0);
-    unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) }
-}
-
 fn atomic_flag() -> u64 {
-    let (mut rx, mut tx) = pipe();
+    let (mut rx, mut tx) = UnixStream::pair().unwrap();
     let t = thread::spawn(move || {
         unsafe { PUBLISHED = [1, 2, 3, 4] };
         READY.store(true, Ordering::Release);
