@@ -16,7 +16,7 @@
  * any other changes nothing (a contended lock marking the word 2).  Lock
  * functions (--lock-functions) are globs on "FUNCTION@FILE" keys of the
  * instruction's function and of every function inlined at it (which
- * Valgrind reads with --read-inline-info, racepred's default): the
+ * racepred has Valgrind read for the program: rp_inline.h): the
  * function's name without its path and generic arguments, the source
  * file's name without its directories ("lock@futex.rs").  The default
  * names the lock, try_lock, unlock and lock_contended of Rust's futex

@@ -25,6 +25,7 @@
 #include "rp_filter.h"
 #include "rp_heap.h"
 #include "rp_history.h"
+#include "rp_inline.h"
 #include "rp_instrument.h"
 #include "rp_lockwords.h"
 #include "rp_locks.h"
@@ -328,19 +329,9 @@ static void fini(Int exitcode)
                   rp_errors_unconfirmed);
 }
 
-/* Valgrind reads the calls inlined at an instruction only for the tools
- * m_main.c names (Memcheck, Helgrind, DRD, Massif, DHAT): for the others a
- * frame of inlined code shows the function it was inlined into, with the
- * inlined code's line (a Rust thread's race at "__rust_begin_short_backtrace
- * (racy_rust.rs:16)"; with inlined frames, "work (racy_rust.rs:16)" called
- * by its closure).  The setting is the core's, outside the tool API; it
- * is set before the command line is read, so --read-inline-info=no still
- * turns it off. */
-extern Bool VG_(clo_read_inline_info);
-
 static void pre_clo_init(void)
 {
-    VG_(clo_read_inline_info) = True;
+    rp_inline_init();
     VG_(details_name)("racepred");
     VG_(details_version)(RP_VERSION_STRING);
     VG_(details_description)("a data race predictor");

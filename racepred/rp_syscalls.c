@@ -12,6 +12,7 @@
 #include "rp_libc.h"
 #include "rp_reserve.h"
 #include "rp_stacks.h"
+#include "rp_inline.h"
 #include "rp_syscalls.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -218,6 +219,7 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args)
     rp_call *c = call_of(tid);
 
     (void)n_args;
+    rp_inline_pre_syscall(sysno);
     c->in_call = True;
     c->sysno = sysno;
     c->caller_known = False;
@@ -320,6 +322,7 @@ static void post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args, Sys
     UInt i;
 
     (void)n_args;
+    rp_inline_post_syscall(sysno);
     rp_reserve_post_syscall(sysno, res);
     c->in_call = False;
     if (!sr_isError(res))
