@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="build-essential autoconf automake pkg-config valgrind libcmocka-dev libxml2-utils libglib2.0-dev clang libomp-14-dev rustc"
+packages="build-essential autoconf automake pkg-config valgrind libcmocka-dev libxml2-utils libglib2.0-dev clang libomp-14-dev libc++-dev libc++abi-dev rustc"
 # --fuzz: also what `make fuzz-smoke` needs (clang's libFuzzer and
 # sanitizer runtimes, libclang_rt.fuzzer-x86_64.a); not needed by make check.
 [ "${1:-}" = "--fuzz" ] && { packages="$packages libclang-rt-14-dev"; shift; }
