@@ -8,6 +8,7 @@
  * and an internal failure stops Valgrind the way tl_assert does.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -15,6 +16,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_xarray.h"
 
 #include "rp_shim.h"
 #include "rp_tool.h"
@@ -161,4 +163,18 @@ void rp_panic(const char *file, int line, const char *cond)
 {
     VG_(assert_fail)(False, cond, file, line, "rp_panic",
                      "racepred core invariant violated");
+}
+
+Bool rp_tool_core_option_given(const HChar *prefix)
+{
+    SizeT n = VG_(strlen)(prefix);
+    Word i;
+
+    for (i = 0; i < VG_(sizeXA)(VG_(args_for_valgrind)); i++) {
+        const HChar *arg = *(HChar **)VG_(indexXA)(VG_(args_for_valgrind), i);
+
+        if (VG_(strncmp)(arg, prefix, n) == 0)
+            return True;
+    }
+    return False;
 }

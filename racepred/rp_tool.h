@@ -93,6 +93,12 @@ static inline void rp_tool_emit_range(rp_event_kind kind, rp_tid_t tid, uint64_t
 void *rp_tool_grow_zeroed(const HChar *cost_centre, void *array, UInt *count, UInt needed,
                           SizeT elem_size);
 
+/* Whether Valgrind's own arguments (command line, VALGRIND_OPTS,
+ * .valgrindrc) give a core option starting with `prefix`
+ * ("--fair-sched="): a core setting racepred changes from Valgrind's
+ * default keeps the user's choice (rp_shim_vg.c). */
+Bool rp_tool_core_option_given(const HChar *prefix);
+
 /* Registers the client-request handler (rp_clientreq.c). */
 void rp_clientreq_init(void);
 

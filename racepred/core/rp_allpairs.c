@@ -1292,6 +1292,7 @@ rp_tid_t allpairs_last_writer(rp_allpairs *p, uint64_t addr)
     if (slot == NULL)
         return RP_NO_WRITER;
     ap_view v;
+    /* Only read: the view needs no closing. */
     ap_cell_run r = slot_cells(view_open(p, &v, slot, granule));
     uint8_t byte = (uint8_t)(1u << (addr & (RP_SHADOW_GRANULE_SIZE - 1)));
     rp_tid_t writer = RP_NO_WRITER;
