@@ -3,7 +3,7 @@
 # packages (issue 7).  One command, not part of `make check`:
 #
 #   bench/corpus.sh [--tools="racepred helgrind drd"] [--size-mb=N] [--timeout=S]
-#                   [--out=DIR] [--only="pigz pbzip2 xz zstd sqlite3 sort memcached redis"]
+#                   [--out=DIR] [--only="pigz pbzip2 xz zstd sqlite3 sort git memcached redis"]
 #                   [--detectors=LIST | --every-detector] [--memcached=PATH]
 #
 # --detectors=hb,wcp,... adds one racepred run per detector (--detector=D,
@@ -59,7 +59,7 @@ for a in "$@"; do
     *) usage ;;
     esac
 done
-[ -n "$only" ] || only="pigz pbzip2 xz zstd sqlite3 sort memcached redis"
+[ -n "$only" ] || only="pigz pbzip2 xz zstd sqlite3 sort git memcached redis"
 for d in $detectors; do
     case $d in
     hb|shb|lockset|wcp|dc|wdc|sdp|wdp|syncp|osr|m2) tools="$tools racepred:$d" ;;
@@ -69,7 +69,7 @@ done
 [ -n "$tools" ] || usage
 
 # --- packages -------------------------------------------------------------
-need="pigz pbzip2 xz-utils zstd sqlite3 memcached redis-server redis-tools python3 time"
+need="pigz pbzip2 xz-utils zstd sqlite3 git memcached redis-server redis-tools python3 time"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -237,6 +237,58 @@ for t in $tools; do
     run sort "$t" "sort.$t.out" sort --parallel=2 -S 32M lines.txt
     cmp -s sort.native.out "sort.$t.out"; same=$?
     record sort "$t" "$(verdict $nrc $same)"
+done
+fi
+
+# --- git: pack-objects --threads=2 (delta search) and grep --threads=2 ------
+# A repository of 24 commits of three files cut from input.dat, with fixed
+# authors and dates.  pack-objects' choice of deltas may follow its threads'
+# schedule, so its pack is checked, not compared: index-pack verifies every
+# object, and the objects it lists must be the ones given.  grep's matches,
+# sorted, must be the native ones.
+if want git; then
+rm -rf repo && git init -q repo || exit 2
+(
+    cd repo || exit 2
+    export GIT_AUTHOR_NAME=corpus GIT_AUTHOR_EMAIL=corpus@example.org \
+        GIT_COMMITTER_NAME=corpus GIT_COMMITTER_EMAIL=corpus@example.org
+    lines=$(wc -l < ../input.dat)
+    i=0
+    while [ $i -lt 24 ]; do
+        for f in 0 1 2; do
+            head -n $(( (lines / 4) + i * 97 + f * 1013 )) ../input.dat \
+                | tail -n $(( lines / 24 + f * 311 )) > "file$f.txt"
+        done
+        git add file0.txt file1.txt file2.txt
+        GIT_AUTHOR_DATE="@$((1700000000 + i)) +0000" GIT_COMMITTER_DATE="@$((1700000000 + i)) +0000" \
+            git commit -q -m "commit $i"
+        i=$((i + 1))
+    done
+)
+git -C repo rev-list --objects --all > git.objects
+cut -d' ' -f1 git.objects | sort > git.ids
+git_pack_case() { # TOOL
+    run git-pack "$1" "git.$1.pack" git -C repo pack-objects --threads=2 --no-reuse-delta \
+        --stdout -q < git.objects
+    rm -f "git.$1.idx"
+    git index-pack -o "git.$1.idx" "git.$1.pack" > /dev/null 2>&1 \
+        && git show-index < "git.$1.idx" | cut -d' ' -f2 | sort | cmp -s - git.ids
+    same=$?
+}
+git_pack_case native; nrc=$rc
+record git-pack native "$([ $nrc = 0 ] && [ $same = 0 ] && echo ok || echo "FAIL native exit $nrc")"
+for t in $tools; do
+    git_pack_case "$t"
+    record git-pack "$t" "$(verdict $nrc $same)"
+done
+run git-grep native git-grep.native.out git -C repo grep --threads=2 -n -e 'ta[a-z]*e' -e '[0-9]77'
+nrc=$rc
+sort git-grep.native.out > git-grep.native.sorted
+record git-grep native "$([ $nrc = 0 ] && echo ok || echo "FAIL native exit $nrc")"
+for t in $tools; do
+    run git-grep "$t" "git-grep.$t.out" git -C repo grep --threads=2 -n -e 'ta[a-z]*e' -e '[0-9]77'
+    sort "git-grep.$t.out" | cmp -s git-grep.native.sorted -; same=$?
+    record git-grep "$t" "$(verdict $nrc $same)"
 done
 fi
 
