@@ -170,10 +170,20 @@ typedef struct {
     ULong site;
 } free_write;
 
+/* A free writes no value: where its thread's writes in this span cover
+ * the part already (the filter's repeat), the detectors learn nothing
+ * and a witness window needs no rewrite record, since a later read finds
+ * what those writes left.  Listed as rewrites, a block filled and freed
+ * doubled the window's records (bench/fresh.c: 26.2 M events against
+ * 13.1 M under --detector=hb). */
 static void write_freed_part(void *ctx, uint64_t addr, uint64_t size)
 {
     const free_write *w = ctx;
+    rp_engine *eng = rp_tool_engine;
 
+    if (eng != NULL && eng->repeats != NULL && size <= UINT32_MAX
+        && rp_engine_drop_repeat(eng, w->tid, addr, (uint32_t)size, True, False))
+        return;
     rp_tool_emit_range(RP_EV_WRITE, w->tid, addr, size, w->site);
 }
 

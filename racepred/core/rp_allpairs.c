@@ -625,31 +625,34 @@ static inline void view_close(rp_allpairs *p, ap_view *v, uint64_t granule)
     *v->compact = k << COMPACT_INDEX_SHIFT;
 }
 
-/* The bytes `mask` leave a compact slot that holds one cell or none (most
- * of a freed block's granules), the cell's context let go if it keeps no
- * byte; false for a slot that holds a word or a set. */
-static inline bool compact_forget_cell(rp_allpairs *p, ap_compact *slot, uint8_t mask)
+/* The bytes `mask` leave a slot that holds one cell or none (most of a
+ * freed block's granules), the cell's context let go if it keeps no byte;
+ * false for a slot that holds an array, a set or (compact) a word. */
+static inline bool forget_one_cell(rp_allpairs *p, void *slot, uint8_t mask)
 {
-    ap_compact c = *slot;
-    if ((uint8_t)c == 0)
-        return c == 0;
-    if (((uint8_t)c & (uint8_t)~mask) != 0) {
-        *slot = c & ~mask;
-        return true;
-    }
-    cellctx_release(&p->contexts, c >> COMPACT_CELL_SHIFT);
-    *slot = 0;
+    uint64_t word = p->shares ? *(ap_compact *)slot : ((ap_slot *)slot)->word;
+    if ((uint8_t)word == 0)
+        return word == 0;
+    uint8_t left = (uint8_t)word & (uint8_t)~mask;
+    if (left == 0)
+        cellctx_release(&p->contexts, p->shares ? (uint32_t)word >> COMPACT_CELL_SHIFT
+                                                : cell_context(word));
+    word = left == 0 ? 0 : (word & ~(uint64_t)0xFF) | left;
+    if (p->shares)
+        *(ap_compact *)slot = (ap_compact)word;
+    else
+        ((ap_slot *)slot)->word = word;
     return true;
 }
 
 /* The shadow's callbacks: fn on the granule's word (every fn leaves a
- * compact slot's one cell the same: its bytes in mask gone). */
+ * slot's one cell the same: its bytes in mask gone). */
 static inline void on_view(void *ctx, uint64_t granule, void *slot, uint8_t mask,
                            void (*fn)(rp_allpairs *, ap_slot *, uint8_t))
 {
     rp_allpairs *p = ctx;
     ap_view v;
-    if (p->shares && compact_forget_cell(p, slot, mask))
+    if (forget_one_cell(p, slot, mask))
         return;
     fn(p, view_open(p, &v, slot, granule), mask);
     view_close(p, &v, granule);
@@ -1064,20 +1067,26 @@ static void access_slot(rp_allpairs *p, const rp_allpairs_access *a, ap_slot *s,
     slot_append(&p->pool, s, c);
 }
 
-/* access_slot on an empty compact slot, the first access of fresh memory:
- * nothing to race with or evict, the access's cell is the slot.  False
- * when the context's number does not fit (access_slot takes over). */
-static inline bool fill_empty(rp_allpairs *p, const rp_allpairs_access *a, ap_compact *slot,
+/* access_slot on an empty slot, the first access of fresh memory in
+ * location mode: nothing to race with or evict, the access's cell is the
+ * slot.  False when the slot holds something, or a compact slot cannot
+ * hold the context's number (access_slot takes over). */
+static inline bool fill_empty(rp_allpairs *p, const rp_allpairs_access *a, void *slot,
                               uint8_t mask)
 {
+    if (p->shares ? *(ap_compact *)slot != 0 : ((ap_slot *)slot)->word != 0)
+        return false;
     rp_cellctx_key key = access_key(a, mask);
     uint64_t ref = a->e->id;
     uint32_t number = cellctx_intern(&p->contexts, &key, ref);
-    if (number >= AP_COMPACT_CONTEXTS)
+    if (p->shares && number >= AP_COMPACT_CONTEXTS)
         return false;
-    cell_for(p, number, ref, mask);
+    ap_cell c = cell_for(p, number, ref, mask);
+    if (p->shares)
+        *(ap_compact *)slot = number << COMPACT_CELL_SHIFT | mask;
+    else
+        ((ap_slot *)slot)->word = c;
     cellctx_hold(&p->contexts, number);
-    *slot = number << COMPACT_CELL_SHIFT | mask;
     return true;
 }
 
@@ -1087,7 +1096,7 @@ static void access_granule(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
     ap_view v;
     void *slot = shadow_slot(&p->shadow, granule);
     /* Fresh memory (git pack-objects: a third of hb's granule visits). */
-    if (p->shares && *(ap_compact *)slot == 0 && fill_empty(p, a, slot, mask))
+    if (!p->env.all_pairs && fill_empty(p, a, slot, mask))
         return;
     access_slot(p, a, view_open(p, &v, slot, granule), event, granule, mask);
     view_close(p, &v, granule);
