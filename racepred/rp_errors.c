@@ -45,6 +45,7 @@ typedef struct {
     UInt prev_size;
     rp_tid_t tid;
     rp_tid_t prev_tid;
+    Addr site;              /* the access's instruction address */
     Addr prev_site;         /* instruction address; 0 with history none */
     ULong prev_id;          /* event id, for --history-level=full */
     UInt locks;             /* lockset ids (rp_site.h) of each access */
@@ -52,8 +53,10 @@ typedef struct {
     /* Filled in by update_extra, only for errors that are not duplicates. */
     ExeContext *prev_where;
     AddrInfo addr_info;
-    /* Set when the error is first shown: its --sarif-file record. */
+    /* Set when the error is first shown: its --sarif-file record, and
+     * whether count_undebugged has seen it. */
     UInt sarif;
+    Bool counted;
     /* The engine's witness for a predicted race it confirmed (a copy). */
     Bool has_witness;
     rp_witness_desc witness;
@@ -216,6 +219,7 @@ void rp_errors_report(void *ctx, const rp_race *race)
     extra.prev_size = race->first.size;
     extra.tid = race->second.tid;
     extra.prev_tid = race->first.tid;
+    extra.site = site;
     extra.prev_site = rp_history == RP_HISTORY_NONE
                       ? 0 : rp_site_ip(race->first.site);
     extra.prev_id = race->first.id;
@@ -544,10 +548,54 @@ static void keep_for_sarif(const Error *err, rp_race_extra *x)
     x->sarif = rp_sarif_add(&r);
 }
 
+/* Races shown with an access in code that has no line information, and
+ * the object of the first such access (rp_errors_note_undebugged). */
+static ULong undebugged_races;
+static HChar *undebugged_object;
+
+/* Whether ip has no source line; the first object without is kept. */
+static Bool ip_undebugged(DiEpoch ep, Addr ip)
+{
+    const HChar *file, *object;
+    UInt line;
+
+    if (ip == 0 || VG_(get_filename_linenum)(ep, ip, &file, NULL, &line))
+        return False;
+    if (undebugged_object == NULL && VG_(get_objname)(ep, ip, &object))
+        undebugged_object = VG_(strdup)("rp.errors.object", object);
+    return True;
+}
+
+static void count_undebugged(const Error *err, rp_race_extra *x)
+{
+    ExeContext *where = VG_(get_error_where)(err);
+    DiEpoch ep = VG_(get_ExeContext_epoch)(where);
+    Bool second;
+
+    if (x->counted)
+        return;
+    x->counted = True;
+    second = ip_undebugged(ep, x->site);
+    if (ip_undebugged(ep, x->prev_site) || second)
+        undebugged_races++;
+}
+
+void rp_errors_note_undebugged(void)
+{
+    if (undebugged_races == 0 || VG_(clo_xml))
+        return;
+    VG_(umsg)("racepred: code without debug information (%s) is in %llu of the races "
+              "shown: C++ and Rust atomics inlined there look like plain accesses "
+              "(manual: Atomics); with its debug information (a -dbgsym package, a -g "
+              "build) racepred tells them apart\n",
+              undebugged_object != NULL ? undebugged_object : "?", undebugged_races);
+}
+
 static void race_pp(const Error *err)
 {
     const rp_race_extra *x = VG_(get_error_extra)(err);
 
+    count_undebugged(err, VG_(get_error_extra)(err));
     keep_for_sarif(err, VG_(get_error_extra)(err));
     if (VG_(clo_xml))
         pp_race_xml(err, x);

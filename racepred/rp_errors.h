@@ -71,6 +71,10 @@ extern Bool rp_errors_show_unconfirmed;
 /* Predicted races without a witness seen so far (shown or not). */
 extern ULong rp_errors_unconfirmed;
 
+/* At exit, unless --xml=yes: how many races shown involve code without
+ * line information, where atomics cannot be told from plain accesses. */
+void rp_errors_note_undebugged(void);
+
 /* The engine's report function (rp_race_fn); ctx is unused. */
 void rp_errors_report(void *ctx, const rp_race *race);
 

@@ -327,6 +327,7 @@ static void fini(Int exitcode)
         VG_(umsg)("racepred: %llu predicted race reports not shown: no witness "
                   "confirms them (--show-unconfirmed=yes shows them)\n",
                   rp_errors_unconfirmed);
+    rp_errors_note_undebugged();
 }
 
 static void pre_clo_init(void)
