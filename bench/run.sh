@@ -23,7 +23,9 @@
 #                    reads the input on stdin (e.g. a -O0 build of zstd:
 #                    "/path/to/zstd -T2 -c"); a command that reads no input
 #                    works too (git -C REPO repack ..., docs/performance.md)
-#   BENCH_BASE       "no" leaves pigz and pbzip2 out (default: they run)
+#   BENCH_BASE       "no" leaves pigz, pbzip2 and fresh out (default: they run;
+#                    fresh is bench/fresh.c, built here with cc: two threads
+#                    that fill fresh blocks and free them, "fresh 1000 256")
 #   BENCH_VALGRIND_OPTS  more options for every Valgrind run, e.g.
 #                    --trace-children=yes for a workload that runs its work
 #                    in a child process
@@ -107,6 +109,11 @@ workloads=()
 if [ "${BENCH_BASE:-yes}" != no ]; then
     workloads+=("pigz -p 2 -c")
     command -v pbzip2 >/dev/null && workloads+=("pbzip2 -p2 -c")
+    if cc -O2 -pthread -o "$out/fresh" "$here/fresh.c" 2>/dev/null; then
+        workloads+=("$out/fresh 1000 256")
+    else
+        echo "bench: cannot build bench/fresh.c with cc: fresh left out" >&2
+    fi
 fi
 IFS=';' read -r -a extra <<< "${BENCH_EXTRA:-}"
 for wl in "${extra[@]}"; do
