@@ -202,35 +202,65 @@ void rp_instrument_switched(void)
         repeats_set_current(filter, rp_threads_current);
 }
 
+/* What the inline test of the filter says of an access: a repeat that
+ * leaves nothing to do (dropped), no repeat (its chunk was cached and its
+ * slot says so: nothing to ask the filter again), or ask the filter out of
+ * line (its chunk was not cached, it spans granules, or it is a repeated
+ * write the engine must list for a witness window). */
+typedef enum { FILTER_DROPPED, FILTER_NEW, FILTER_ASK } filter_verdict;
+
 /* The common case alone, calling nothing, so that the helpers need no
  * stack frame for it: a repeat within one granule that leaves nothing to
  * do — a read, or a write with no witness window, or whose granule is
  * already listed as rewritten (rp_engine_dropped_write), or of a thread
  * that ignores its writes. */
 static inline __attribute__((always_inline))
-Bool repeat_needs_nothing(Bool is_write, Addr addr, UWord size)
+filter_verdict filter_test(Bool is_write, Addr addr, UWord size)
 {
-    rp_repeat_slot *s;
+    rp_repeat_slot *slot, *s;
 
-    if (UNLIKELY(filter == NULL))
-        return False;
-    s = repeats_slot_cached(filter, addr, (uint32_t)size, is_write);
+    if (UNLIKELY(filter == NULL) || !repeats_within_granule(addr, (uint32_t)size))
+        return FILTER_ASK;
+    slot = repeats_cached_slot(filter, addr >> RP_SHADOW_GRANULE_BITS);
+    if (slot == NULL)
+        return FILTER_ASK;
+    s = repeats_test(slot, filter->current_stamp, addr, (uint32_t)size, is_write);
     if (s == NULL)
-        return False;
+        return FILTER_NEW;
     if (is_write && filter_lists_rewrites && (s->stamp & RP_REPEATS_REWRITTEN) == 0
         && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
-        return False;
+        return FILTER_ASK;
     filter->dropped++;
-    return True;
+    return FILTER_DROPPED;
+}
+
+/* An access the inline test found new: on_access_rest without asking the
+ * filter again (fresh memory and first touches in a span: every event
+ * that reaches the detectors). */
+static __attribute__((noinline)) void on_new_access(Bool is_write, Addr addr, UWord size,
+                                                    Addr site)
+{
+    VG_(set_IP)(rp_threads_current_vg, site);
+    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
+        on_access_slow(is_write, addr, size, site);
+        return;
+    }
+    rp_tool_emit_kept_access(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
+                             (uint32_t)size, site | rp_site_current_tag);
 }
 
 /* An access outside the running thread's private stack (rp_stacks.h). */
 static inline __attribute__((always_inline))
 void on_shared_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
-    if (LIKELY(repeat_needs_nothing(is_write, addr, size)))
+    filter_verdict v = filter_test(is_write, addr, size);
+
+    if (LIKELY(v == FILTER_DROPPED))
         return;
-    on_access_rest(is_write, addr, size, site);
+    if (v == FILTER_NEW)
+        on_new_access(is_write, addr, size, site);
+    else
+        on_access_rest(is_write, addr, size, site);
 }
 
 /* --history-level=full: the callers are noted first if stale (the guest
