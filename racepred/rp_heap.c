@@ -181,10 +181,12 @@ static void write_freed_part(void *ctx, uint64_t addr, uint64_t size)
     const free_write *w = ctx;
     rp_engine *eng = rp_tool_engine;
 
-    if (eng != NULL && eng->repeats != NULL && size <= UINT32_MAX
-        && rp_engine_drop_repeat(eng, w->tid, addr, (uint32_t)size, True, False))
+    if (eng == NULL || eng->repeats == NULL || size > UINT32_MAX) {
+        rp_tool_emit_range(RP_EV_WRITE, w->tid, addr, size, w->site);
         return;
-    rp_tool_emit_range(RP_EV_WRITE, w->tid, addr, size, w->site);
+    }
+    if (!rp_engine_drop_repeat(eng, w->tid, addr, (uint32_t)size, True, False))
+        rp_tool_emit_kept_access(RP_EV_WRITE, w->tid, addr, (uint32_t)size, w->site);
 }
 
 static void write_freed_block(rp_tid_t tid, const rp_block *b, Addr caller)

@@ -151,6 +151,19 @@ static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
         on_sync_load(addr, site);
 }
 
+/* An access the filter did not drop: passed on, unless the thread
+ * ignores it or its address is a synchronisation variable. */
+static inline __attribute__((always_inline))
+void pass_on_access(Bool is_write, Addr addr, UWord size, Addr site)
+{
+    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
+        on_access_slow(is_write, addr, size, site);
+        return;
+    }
+    rp_tool_emit_kept_access(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
+                             (uint32_t)size, site | rp_site_current_tag);
+}
+
 /* The common case, a repeat (rp_repeats.h), costs the filter's test and
  * nothing else: a repeat's first instance was passed on, so its thread
  * did not ignore it and its address was no synchronisation variable then
@@ -164,12 +177,7 @@ void on_access(Bool is_write, Addr addr, UWord size, Addr site)
         && rp_engine_drop_repeat(eng, rp_threads_current, addr, (uint32_t)size, is_write,
                                  !(rp_threads_current_ignores & RP_IGNORE_WRITES)))
         return;
-    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
-        on_access_slow(is_write, addr, size, site);
-        return;
-    }
-    rp_tool_emit_kept_access(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
-                             (uint32_t)size, site | rp_site_current_tag);
+    pass_on_access(is_write, addr, size, site);
 }
 
 /* Everything but the common case, out of line (it tests the filter again).
@@ -217,16 +225,14 @@ typedef enum { FILTER_DROPPED, FILTER_NEW, FILTER_ASK } filter_verdict;
 static inline __attribute__((always_inline))
 filter_verdict filter_test(Bool is_write, Addr addr, UWord size)
 {
-    rp_repeat_slot *slot, *s;
+    rp_repeat_slot *s;
+    bool answered;
 
-    if (UNLIKELY(filter == NULL) || !repeats_within_granule(addr, (uint32_t)size))
+    if (UNLIKELY(filter == NULL))
         return FILTER_ASK;
-    slot = repeats_cached_slot(filter, addr >> RP_SHADOW_GRANULE_BITS);
-    if (slot == NULL)
-        return FILTER_ASK;
-    s = repeats_test(slot, filter->current_stamp, addr, (uint32_t)size, is_write);
+    s = repeats_slot_cached(filter, addr, (uint32_t)size, is_write, &answered);
     if (s == NULL)
-        return FILTER_NEW;
+        return answered ? FILTER_NEW : FILTER_ASK;
     if (is_write && filter_lists_rewrites && (s->stamp & RP_REPEATS_REWRITTEN) == 0
         && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
         return FILTER_ASK;
@@ -241,12 +247,7 @@ static __attribute__((noinline)) void on_new_access(Bool is_write, Addr addr, UW
                                                     Addr site)
 {
     VG_(set_IP)(rp_threads_current_vg, site);
-    if (UNLIKELY(rp_threads_current_ignores | rp_atomics_may_hold(addr))) {
-        on_access_slow(is_write, addr, size, site);
-        return;
-    }
-    rp_tool_emit_kept_access(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
-                             (uint32_t)size, site | rp_site_current_tag);
+    pass_on_access(is_write, addr, size, site);
 }
 
 /* An access outside the running thread's private stack (rp_stacks.h). */

@@ -630,16 +630,19 @@ static inline void view_close(rp_allpairs *p, ap_view *v, uint64_t granule)
  * false for a slot that holds an array, a set or (compact) a word. */
 static inline bool forget_one_cell(rp_allpairs *p, void *slot, uint8_t mask)
 {
-    uint64_t word = p->shares ? *(ap_compact *)slot : ((ap_slot *)slot)->word;
+    ap_compact *compact = p->shares ? slot : NULL;
+    uint64_t word = compact != NULL ? *compact : ((ap_slot *)slot)->word;
     if ((uint8_t)word == 0)
         return word == 0;
-    uint8_t left = (uint8_t)word & (uint8_t)~mask;
+    if (compact != NULL)
+        word = compact_word(p, (ap_compact)word);
+    uint8_t left = cell_mask(word) & (uint8_t)~mask;
     if (left == 0)
-        cellctx_release(&p->contexts, p->shares ? (uint32_t)word >> COMPACT_CELL_SHIFT
-                                                : cell_context(word));
-    word = left == 0 ? 0 : (word & ~(uint64_t)0xFF) | left;
-    if (p->shares)
-        *(ap_compact *)slot = (ap_compact)word;
+        cellctx_release(&p->contexts, cell_context(word));
+    word = left == 0 ? 0 : cell_with_mask(word, left);
+    /* The cell fitted its compact slot, and fits with fewer bytes. */
+    if (compact != NULL)
+        compact_of(word, compact);
     else
         ((ap_slot *)slot)->word = word;
     return true;
@@ -1079,13 +1082,14 @@ static inline bool fill_empty(rp_allpairs *p, const rp_allpairs_access *a, void 
     rp_cellctx_key key = access_key(a, mask);
     uint64_t ref = a->e->id;
     uint32_t number = cellctx_intern(&p->contexts, &key, ref);
-    if (p->shares && number >= AP_COMPACT_CONTEXTS)
-        return false;
     ap_cell c = cell_for(p, number, ref, mask);
-    if (p->shares)
-        *(ap_compact *)slot = number << COMPACT_CELL_SHIFT | mask;
-    else
+    ap_compact compact;
+    if (!p->shares)
         ((ap_slot *)slot)->word = c;
+    else if (compact_of(c, &compact))
+        *(ap_compact *)slot = compact;
+    else
+        return false;
     cellctx_hold(&p->contexts, number);
     return true;
 }

@@ -196,14 +196,20 @@ void repeats_set_current(rp_repeats *r, rp_tid_t tid);
  * within one granule when it repeats, uncounted, found through the
  * shadow's cache only: NULL if it is no repeat, spans two granules or its
  * chunk is not in the cache (the front end's inline test, which calls
- * nothing; repeats_slot_of then looks further). */
+ * nothing; repeats_slot_of then looks further).  *answered: the access
+ * lies in one granule whose chunk is cached, so that NULL means no repeat
+ * (the front end then does not ask again). */
 static inline rp_repeat_slot *repeats_slot_cached(rp_repeats *r, uint64_t addr, uint32_t size,
-                                                  bool is_write)
+                                                  bool is_write, bool *answered)
 {
+    *answered = false;
     if (!repeats_within_granule(addr, size))
         return NULL;
     rp_repeat_slot *s = repeats_cached_slot(r, addr >> RP_SHADOW_GRANULE_BITS);
-    return s == NULL ? NULL : repeats_test(s, r->current_stamp, addr, size, is_write);
+    if (s == NULL)
+        return NULL;
+    *answered = true;
+    return repeats_test(s, r->current_stamp, addr, size, is_write);
 }
 
 /* The slot of an access within one granule when it repeats, uncounted;

@@ -93,20 +93,25 @@ static void test_repeats_found_past_the_shadow_cache(void **state)
     uint64_t a = BASE, b = BASE + RP_SHADOW_CACHE_ENTRIES * RP_SHADOW_CHUNK_BYTES;
     assert_false(feed(r, harness_event(RP_EV_WRITE, 0, a, 8)));
     assert_false(feed(r, harness_event(RP_EV_WRITE, 0, b, 8)));          /* a's cache entry */
+    bool answered;
     repeats_set_current(r, 0);
-    assert_null(repeats_slot_cached(r, a, 8, true));
+    assert_null(repeats_slot_cached(r, a, 8, true, &answered));
+    assert_false(answered);                                              /* evicted */
     assert_true(feed(r, harness_event(RP_EV_READ, 0, a, 4)));
-    assert_non_null(repeats_slot_cached(r, a, 8, true));                 /* refilled */
+    assert_non_null(repeats_slot_cached(r, a, 8, true, &answered));      /* refilled */
+    assert_true(answered);
     assert_true(feed(r, harness_event(RP_EV_WRITE, 0, b, 8)));
     repeats_set_current(r, 1);
-    assert_null(repeats_slot_cached(r, b, 8, true));                     /* thread 1: none */
+    assert_null(repeats_slot_cached(r, b, 8, true, &answered));          /* thread 1: none */
+    assert_true(answered);
     repeats_destroy(r);
 }
 
 /* The front end's test (repeats_slot_cached, the running thread's stamp
  * kept in one field) against the engine's (repeats_slot_of, the table),
  * on random runs of three threads that switch at random: the same slot
- * whenever the granule's chunk is cached, through new spans, stamps that
+ * whenever the granule's chunk is cached, which is when the test says it
+ * answered (the front end does not ask again then), through new spans, stamps that
  * wrap (a small counter start makes them wrap within a run), threads
  * that start after the switch to them, and forgets. */
 static void test_current_stamp_follows_the_table(void **state)
@@ -136,8 +141,13 @@ static void test_current_stamp_follows_the_table(void **state)
             }
             uint64_t probe = BASE + (uint64_t)(rand() % 256);
             uint32_t probe_size = 1u << (rand() % 4);
-            rp_repeat_slot *cached = repeats_slot_cached(r, probe, probe_size, is_write);
+            bool answered;
+            rp_repeat_slot *cached = repeats_slot_cached(r, probe, probe_size, is_write,
+                                                         &answered);
             rp_repeat_slot *found = repeats_slot_of(r, current, probe, probe_size, is_write);
+            bool in_cache = repeats_within_granule(probe, probe_size)
+                            && repeats_cached_slot(r, probe >> RP_SHADOW_GRANULE_BITS) != NULL;
+            assert_true(answered == in_cache);
             if (cached != NULL || repeats_cached_slot(r, probe >> RP_SHADOW_GRANULE_BITS) != NULL)
                 assert_ptr_equal(cached, found);
         }
