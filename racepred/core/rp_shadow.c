@@ -155,12 +155,35 @@ typedef struct clear_request {
 
 typedef uint64_t __attribute__((may_alias)) slot_word;
 
+/* release_chunk_slots for slots that tile 8-byte words (4 or 8 bytes):
+ * a word's slots are released, then the word is zeroed at once.  No
+ * division and no byte loop per word: in a program that fills fresh
+ * blocks and frees them (bench/fresh.c), every word of a freed block's
+ * chunks is in use, and the general loop below was a tenth of hb's run. */
+static void release_word_slots(rp_shadow *s, uint64_t chunk, uint8_t *slots)
+{
+    slot_word *word = (slot_word *)slots;
+    uint64_t lo = chunk << RP_SHADOW_CHUNK_BITS;
+    uint64_t per_word = sizeof *word / s->slot_size;
+    for (uint64_t w = 0; w < chunk_bytes(s) / sizeof *word; w++) {
+        if (word[w] == 0)
+            continue;
+        for (uint64_t i = w * per_word; s->release != NULL && i < (w + 1) * per_word; i++)
+            s->release(s->release_ctx, lo + i, slots + i * s->slot_size, 0xFF);
+        word[w] = 0;
+    }
+}
+
 /* The chunk's slots that are not zero (a zero slot owns nothing) let go
  * of what they own and are zeroed.  Found by 8-byte words: most slots of
  * a freed block are usually still empty, and a call per slot cost a
  * program that frees 2 MB blocks in a loop a quarter of its run. */
 static void release_chunk_slots(rp_shadow *s, uint64_t chunk, uint8_t *slots)
 {
+    if (sizeof(slot_word) % s->slot_size == 0) {
+        release_word_slots(s, chunk, slots);
+        return;
+    }
     const slot_word *word = (const slot_word *)slots;
     uint64_t lo = chunk << RP_SHADOW_CHUNK_BITS;
     uint64_t next = 0;      /* the first slot not yet released */

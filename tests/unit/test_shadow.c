@@ -221,6 +221,60 @@ static void test_clear_range_frees_covered_chunks(void **state)
     shadow_destroy(s);
 }
 
+/* What release_small saw: each granule released once, in a 4-byte slot
+ * holding the granule's own number. */
+typedef struct small_release {
+    size_t slot_size;
+    unsigned released;
+    bool wrong;
+} small_release;
+
+static void release_small(void *ctx, uint64_t granule, void *slot, uint8_t mask)
+{
+    small_release *r = ctx;
+    uint8_t *bytes = slot;
+    bool zero = true;
+    for (size_t b = 0; b < r->slot_size; b++)
+        zero = zero && bytes[b] == 0;
+    if (zero)
+        return;
+    uint32_t value = 0;
+    memcpy(&value, slot, r->slot_size < sizeof value ? r->slot_size : sizeof value);
+    r->wrong = r->wrong || mask != 0xFF
+               || value != (uint32_t)(granule & (r->slot_size < 4 ? 0xFFFF : 0xFFFFFFFF));
+    r->released++;
+}
+
+/* Slots of 2, 4 and 8 bytes (several to an 8-byte word, or one): a chunk
+ * a clear covers whole releases exactly its non-zero slots, each once,
+ * and comes back zero-filled from the spare pool. */
+static void test_small_slots_released_once(void **state)
+{
+    (void)state;
+    const size_t sizes[] = { 2, 4, 8 };
+    for (unsigned k = 0; k < 3; k++) {
+        small_release r = { sizes[k], 0, false };
+        rp_shadow *s = shadow_create(sizes[k]);
+        shadow_set_release(s, release_small, &r);
+        uint64_t base = 3 * RP_SHADOW_CHUNK_GRANULES;
+        unsigned set = 0;
+        for (uint64_t g = base; g < base + RP_SHADOW_CHUNK_GRANULES; g += 1 + g % 3) {
+            uint32_t value = (uint32_t)(g & (sizes[k] < 4 ? 0xFFFF : 0xFFFFFFFF));
+            memcpy(shadow_slot(s, g), &value, sizes[k] < sizeof value ? sizes[k] : sizeof value);
+            set++;
+        }
+        shadow_clear_range(s, base << RP_SHADOW_GRANULE_BITS, RP_SHADOW_CHUNK_BYTES,
+                           forget_value, NULL);
+        assert_false(r.wrong);
+        assert_int_equal(r.released, set);
+        assert_int_equal(s->chunks.count, 0);
+        uint8_t *slots = shadow_slot(s, base);
+        for (size_t b = 0; b < RP_SHADOW_CHUNK_GRANULES * sizes[k]; b++)
+            assert_int_equal(slots[b], 0);
+        shadow_destroy(s);
+    }
+}
+
 /* A freed chunk goes to the spare pool and comes back zero-filled for
  * another part of the address space; the pool keeps at most
  * RP_SHADOW_SPARE_CHUNKS chunks. */
@@ -298,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_u64map_remove),
         cmocka_unit_test(test_clear_range_frees_covered_chunks),
         cmocka_unit_test(test_freed_chunks_come_back_zero),
+        cmocka_unit_test(test_small_slots_released_once),
         cmocka_unit_test(test_sort_matches_qsort),
         cmocka_unit_test(test_sort_unique),
     };
