@@ -886,7 +886,7 @@ static void unordered_cell(rp_allpairs *p, const rp_allpairs_access *a, uint32_t
 /* Whether the bytes of mask are one run. */
 static inline bool contiguous(uint8_t mask)
 {
-    uint32_t run = (uint32_t)mask >> lowest_byte(mask);
+    uint32_t run = (uint32_t)mask >> __builtin_ctz(mask);
     return (run & (run + 1)) == 0;
 }
 
@@ -904,11 +904,14 @@ static inline rp_cellctx_key access_key(const rp_allpairs_access *a, uint8_t mas
 
 /* A cell the access could share (rp_allpairs.h, twins): another instance
  * of the same instruction in the same epoch, thread, kind and tag, of the
- * same size, both within this granule, their bytes together one run. */
+ * same size, both within this granule, their bytes together one run.  The
+ * bytes are tested first: the context is a load, and most cells of a
+ * granule of byte-wise accesses are not next to the access's bytes (git
+ * pack-objects: 57 M visits to granules of 9 to 16 cells). */
 static inline bool is_twin(const rp_cellctx *x, const rp_cellctx_key *key, uint8_t cell_bytes,
                     uint8_t mask)
 {
-    return key->twin_size != 0 && cellctx_has_key(x, key) && contiguous(cell_bytes | mask);
+    return key->twin_size != 0 && contiguous(cell_bytes | mask) && cellctx_has_key(x, key);
 }
 
 /* The cell of context `number` for reference ref.  When granules share

@@ -31,7 +31,8 @@
  * free numbers in a list threaded through base_ref; the table of recent
  * contexts, direct-mapped.
  *
- * Cost: intern is a compare with the recent context, else a new context;
+ * Cost: intern is a compare with the context it returned last, else with
+ * the recent context, else a new context;
  * hold and release a counter.  Memory: 40 bytes per live context, and the
  * table's 4 KiB.
  */
@@ -77,6 +78,7 @@ typedef struct rp_cellctx_table {
     uint32_t n, cap;       /* numbers handed out so far (+1), room */
     uint32_t free_head;    /* 0: none */
     uint32_t live;
+    uint32_t last;         /* the context the last intern returned, or 0 */
     uint32_t recent[CELLCTX_RECENT];   /* by site and thread: the context interned last, or 0 */
 } rp_cellctx_table;
 

@@ -46,6 +46,17 @@ static bool same_key(const rp_cellctx_key *a, const rp_cellctx_key *b)
            && a->is_write == b->is_write;
 }
 
+/* Whether the table of recent contexts has this one (the answer of an
+ * intern is always the table's, even when it comes from the context
+ * interned last). */
+static bool recent_has(const rp_cellctx_table *t, uint32_t number)
+{
+    for (uint32_t i = 0; i < CELLCTX_RECENT; i++)
+        if (t->recent[i] == number)
+            return true;
+    return false;
+}
+
 /* Interning gives a live context of the key that reaches ref, or a fresh
  * one based at ref; interning the key again at once gives the same. */
 static uint32_t intern_and_hold(rp_cellctx_table *t, model *m, uint32_t k, uint64_t ref)
@@ -55,6 +66,7 @@ static uint32_t intern_and_hold(rp_cellctx_table *t, model *m, uint32_t k, uint6
     assert_true(number > 0 && number < MODEL_MAX);
     assert_true(cellctx_has_key(cellctx_get(t, number), &key));
     assert_true(cellctx_reaches(t, number, ref));
+    assert_true(recent_has(t, number));
     if (m->ctx[number].holders != 0) {
         assert_true(same_key(&m->ctx[number].key, &key));
     } else {
