@@ -126,6 +126,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--block-repeats", rp_instrument_block_repeats) {
     } else if VG_BOOL_CLO(arg, "--private-stacks", rp_stacks_enabled) {
+    } else if VG_BOOL_CLO(arg, "--skip-alone", rp_stacks_skip_alone) {
     } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
     } else if VG_BOOL_CLO(arg, "--fd-sync", rp_syscalls_fd_sync) {
     } else if VG_BOOL_CLO(arg, "--spin-loops", rp_instrument_spin_loops) {
@@ -177,7 +178,10 @@ static void print_usage(void)
 "                              writes it (a flag) is synchronisation [yes]\n"
 "    --private-stacks=yes|no   a thread's accesses to its own stack are not\n"
 "                              checked while no stack address has left the\n"
-"                              thread since their frame was made [yes]\n");
+"                              thread since their frame was made [yes]\n"
+"    --skip-alone=yes|no       plain accesses are not checked while the program\n"
+"                              has one thread, which has joined every other\n"
+"                              (none of them can race) [yes]\n");
     VG_(printf)(
 "    --window=N                events kept to build witnesses for predicted\n"
 "                              races (%u..%u, 24 bytes each) [%u]\n",

@@ -10,6 +10,10 @@
 #include "rp_threads.h"
 
 Bool rp_stacks_enabled = True;
+Bool rp_stacks_skip_alone = True;
+
+/* The root thread starts alone. */
+static Bool alone = True;
 
 /* No value the translated code compares with is this (non-canonical). */
 #define NO_STACK ((Addr)0x8000000000000001ULL)
@@ -33,12 +37,29 @@ static void make_table(void)
         privstack_none(&stacks[tid]);
 }
 
+/* Every address private (rp_stacks_alone_begins). */
+static void publish_alone(void)
+{
+    rp_stacks_lo = 0;
+    rp_stacks_span = 0;
+    rp_stacks_private_span = ~(UWord)0;
+}
+
+static void publish_none(void)
+{
+    rp_stacks_lo = NO_STACK;
+    rp_stacks_span = rp_stacks_private_span = 0;
+}
+
 /* The running thread's stack into the globals. */
 static void publish(const rp_privstack *s)
 {
+    if (alone && rp_stacks_skip_alone) {
+        publish_alone();
+        return;
+    }
     if (s->lo > s->hi) {
-        rp_stacks_lo = NO_STACK;
-        rp_stacks_span = rp_stacks_private_span = 0;
+        publish_none();
         return;
     }
     rp_stacks_lo = s->lo;
@@ -66,13 +87,32 @@ static rp_privstack *stack_of(ThreadId tid)
     return s;
 }
 
+void rp_stacks_alone_begins(void)
+{
+    alone = True;
+    if (rp_stacks_skip_alone)
+        publish_alone();
+}
+
+void rp_stacks_alone_ends(ThreadId parent)
+{
+    alone = False;
+    if (rp_stacks_enabled)
+        publish(stack_of(parent));
+    else
+        publish_none();
+}
+
 void rp_stacks_switch(ThreadId tid)
 {
     rp_privstack *s;
     uint64_t was;
 
-    if (!rp_stacks_enabled)
+    if (!rp_stacks_enabled) {
+        if (alone && rp_stacks_skip_alone)
+            publish_alone();
         return;
+    }
     s = stack_of(tid);
     was = privstack_popped(s, VG_(get_SP)(tid));
     if (was < s->shared_from && rp_threads_is_live(tid))

@@ -13,6 +13,10 @@
  * yes). */
 extern Bool rp_stacks_enabled;
 
+/* --skip-alone: whether every access is private while the running thread
+ * is alone (default yes). */
+extern Bool rp_stacks_skip_alone;
+
 /* The running thread's stack, [lo, lo + span], and its private part,
  * [lo, lo + private_span) (span 0: none): what the helpers and the
  * translated code compare with. */
@@ -25,6 +29,19 @@ static inline Bool rp_stacks_is_private(Addr addr, UWord size)
 {
     return addr + size - 1 - rp_stacks_lo < rp_stacks_private_span;
 }
+
+/* The running thread is alone from now on: it has joined every thread
+ * it or another created (rp_threads.c counts them).  No access it makes
+ * until the next thread creation can race with one made before or after
+ * (fork and join order them in every detector's relation), so while
+ * --skip-alone holds, every address is its private part: the helpers
+ * drop every plain access at their first test, and the translated code's
+ * check of stack stores never calls (the next creation shares every live
+ * frame anyway). */
+void rp_stacks_alone_begins(void);
+
+/* `parent` creates a thread: the private part is its stack's again. */
+void rp_stacks_alone_ends(ThreadId parent);
 
 /* The thread gets the CPU: its stack and what has returned since. */
 void rp_stacks_switch(ThreadId tid);

@@ -87,10 +87,18 @@ static void thread_gone(rp_tid_t rp)
         rp_engine_thread_gone(rp_tool_engine, rp);
 }
 
+/* Threads created and not joined yet: none when the root thread is alone
+ * (rp_stacks_alone_begins).  A detached thread is never joined, and a
+ * thread that exited unjoined is not ordered before what runs next: the
+ * program is then never alone again. */
+static rp_tid_t unjoined;
+
 static void emit_join(rp_tid_t joiner, rp_tid_t joined)
 {
     threads[joined].joined = True;
     rp_tool_emit(RP_EV_JOIN, joiner, joined, 0, 0);
+    if (--unjoined == 0)
+        rp_stacks_alone_begins();
 }
 
 /* Called at clone() time, with the parent running.  The root thread
@@ -102,6 +110,8 @@ static void on_ll_create(ThreadId parent, ThreadId child)
     if (parent == VG_INVALID_THREADID)
         return;
     tl_assert(rp_by_vg[parent] != RP_NO_THREAD);
+    if (unjoined++ == 0)
+        rp_stacks_alone_ends(parent);
     /* The new thread may be handed addresses of the parent's stack. */
     rp_stacks_escape(parent);
     threads[rp_by_vg[parent]].last_child = child_rp;
