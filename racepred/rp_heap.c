@@ -13,6 +13,7 @@
 #include "rp_lockwords.h"
 #include "rp_locks.h"
 #include "rp_site.h"
+#include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -214,9 +215,9 @@ void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
         return;
     /* A free inside code racepred does not instrument (libc's own blocks,
      * rp_filter.h) is as invisible as that code's accesses; so is one of
-     * a thread that ignores its writes. */
-    if (rp_heap_free_is_write && rp_filter_instruments(caller)
-        && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
+     * a thread that ignores its writes, or of a thread alone. */
+    if (rp_heap_free_is_write && !rp_stacks_skipping_alone()
+        && rp_filter_instruments(caller) && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
         write_freed_block(tid, b, caller);
     VG_(free)(VG_(HT_remove)(blocks, addr));
 }

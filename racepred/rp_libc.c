@@ -7,6 +7,7 @@
 #include "rp_libc.h"
 #include "rp_locks.h"
 #include "rp_site.h"
+#include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -15,8 +16,10 @@ void rp_libc_emit(ThreadId vg_tid, rp_event_kind kind, Addr addr, SizeT size, Ad
     UInt ignored = kind == RP_EV_READ ? RP_IGNORE_READS : RP_IGNORE_WRITES;
     rp_tid_t tid;
 
-    /* --bench-floor: nothing is detected, libc's accesses included. */
-    if (size == 0 || rp_instrument_floor || !rp_filter_instruments(ip))
+    /* --bench-floor: nothing is detected, libc's accesses included; a
+     * thread alone races with no one (rp_stacks.h). */
+    if (size == 0 || rp_instrument_floor || rp_stacks_skipping_alone()
+        || !rp_filter_instruments(ip))
         return;
     rp_threads_make_current(vg_tid);
     if (rp_threads_current_ignores & ignored)

@@ -103,6 +103,11 @@ void rp_stacks_alone_ends(ThreadId parent)
         publish_none();
 }
 
+Bool rp_stacks_skipping_alone(void)
+{
+    return alone && rp_stacks_skip_alone;
+}
+
 void rp_stacks_switch(ThreadId tid)
 {
     rp_privstack *s;

@@ -43,6 +43,10 @@ void rp_stacks_alone_begins(void);
 /* `parent` creates a thread: the private part is its stack's again. */
 void rp_stacks_alone_ends(ThreadId parent);
 
+/* Whether the running thread is alone and --skip-alone holds: the
+ * accesses libc, the kernel and free make for it are not events either. */
+Bool rp_stacks_skipping_alone(void);
+
 /* The thread gets the CPU: its stack and what has returned since. */
 void rp_stacks_switch(ThreadId tid);
 
