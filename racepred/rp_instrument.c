@@ -359,6 +359,33 @@ static const sized_helper *sized_helper_of(Int size, Bool full, Bool is_write)
 
 Bool rp_instrument_floor = False;
 
+/* No thread has been created yet (rp_instrument_alone_ends). */
+static Bool before_first_thread = True;
+
+/* Whether the block being translated runs only while the root thread is
+ * alone. */
+static Bool translating_alone(void)
+{
+    return before_first_thread && rp_stacks_skip_alone && !rp_instrument_floor;
+}
+
+/* The core only lets a tool discard translations from a client request;
+ * a system call's hook runs outside translated code too, as the core's
+ * own discards at munmap and mprotect do. */
+extern Bool VG_(ok_to_discard_translations);
+
+void rp_instrument_alone_ends(void)
+{
+    Bool translated_alone = translating_alone();
+
+    before_first_thread = False;
+    if (!translated_alone)
+        return;
+    VG_(ok_to_discard_translations) = True;
+    VG_(discard_translations_safely)(0, ~(SizeT)0, "racepred: first thread");
+    VG_(ok_to_discard_translations) = False;
+}
+
 /* --bench-floor=yes: the call, and nothing else. */
 static VG_REGPARM(3) void on_access_floor(Addr addr, UWord size, Addr site)
 {
@@ -583,6 +610,8 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
     const sized_helper *sized;
     Bool full = rp_history == RP_HISTORY_FULL && !sp_written;
 
+    if (code_kind == RP_CODE_ACCESSES && translating_alone())
+        return;
     if (drop_block_repeats && code_kind == RP_CODE_ACCESSES
         && rp_blockrep_repeats(addr, size, is_write, surely(guard)))
         return;
@@ -674,7 +703,7 @@ static void add_stack_store_checks(IRSB *sb, IRExpr *addr, IRExpr *data)
     stack_bounds b;
     UInt i;
 
-    if (!rp_stacks_enabled || rp_instrument_floor
+    if (!rp_stacks_enabled || rp_instrument_floor || translating_alone()
         || (ty != Ity_I64 && ty != Ity_V128 && ty != Ity_V256))
         return;
     b = load_stack_bounds(sb, addr);

@@ -37,6 +37,15 @@ void rp_instrument_switched(void);
  * with the values in its registers. */
 void rp_instrument_set_announce_sites(const Addr *first, const Addr *last);
 
+/* The root thread creates the program's first thread.  Until then, while
+ * --skip-alone holds, the code is translated without the calls and checks
+ * that a thread alone does not need (rp_stacks.h): its plain accesses call
+ * no helper, its stores check no stack address.  Those translations go
+ * here, so that every access is seen from now on.  Called during the
+ * clone system call (Valgrind's ll_create hook), when no translation
+ * runs. */
+void rp_instrument_alone_ends(void);
+
 IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                     const VexGuestLayout *layout,
                     const VexGuestExtents *vge,

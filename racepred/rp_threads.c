@@ -112,6 +112,7 @@ static void on_ll_create(ThreadId parent, ThreadId child)
     tl_assert(rp_by_vg[parent] != RP_NO_THREAD);
     if (unjoined++ == 0)
         rp_stacks_alone_ends(parent);
+    rp_instrument_alone_ends();
     /* The new thread may be handed addresses of the parent's stack. */
     rp_stacks_escape(parent);
     threads[rp_by_vg[parent]].last_child = child_rp;
