@@ -37,6 +37,11 @@ static void make_table(void)
         privstack_none(&stacks[tid]);
 }
 
+Bool rp_stacks_skipping_alone(void)
+{
+    return alone && rp_stacks_skip_alone;
+}
+
 /* Every address private (rp_stacks_alone_begins). */
 static void publish_alone(void)
 {
@@ -54,7 +59,7 @@ static void publish_none(void)
 /* The running thread's stack into the globals. */
 static void publish(const rp_privstack *s)
 {
-    if (alone && rp_stacks_skip_alone) {
+    if (rp_stacks_skipping_alone()) {
         publish_alone();
         return;
     }
@@ -90,7 +95,7 @@ static rp_privstack *stack_of(ThreadId tid)
 void rp_stacks_alone_begins(void)
 {
     alone = True;
-    if (rp_stacks_skip_alone)
+    if (rp_stacks_skipping_alone())
         publish_alone();
 }
 
@@ -103,18 +108,13 @@ void rp_stacks_alone_ends(ThreadId parent)
         publish_none();
 }
 
-Bool rp_stacks_skipping_alone(void)
-{
-    return alone && rp_stacks_skip_alone;
-}
-
 void rp_stacks_switch(ThreadId tid)
 {
     rp_privstack *s;
     uint64_t was;
 
     if (!rp_stacks_enabled) {
-        if (alone && rp_stacks_skip_alone)
+        if (rp_stacks_skipping_alone())
             publish_alone();
         return;
     }
