@@ -359,14 +359,18 @@ static const sized_helper *sized_helper_of(Int size, Bool full, Bool is_write)
 
 Bool rp_instrument_floor = False;
 
-/* No thread has been created yet (rp_instrument_alone_ends). */
-static Bool before_first_thread = True;
+/* Whether code translated before the first thread creation leaves out
+ * what a thread alone does not need (rp_instrument_alone_ends). */
+static Bool translates_alone_code(void)
+{
+    return rp_stacks_skip_alone && !rp_instrument_floor;
+}
 
 /* Whether the block being translated runs only while the root thread is
- * alone. */
+ * alone: no thread has been created yet. */
 static Bool translating_alone(void)
 {
-    return before_first_thread && rp_stacks_skip_alone && !rp_instrument_floor;
+    return rp_threads_count() <= 1 && translates_alone_code();
 }
 
 /* The core only lets a tool discard translations from a client request;
@@ -376,10 +380,7 @@ extern Bool VG_(ok_to_discard_translations);
 
 void rp_instrument_alone_ends(void)
 {
-    Bool translated_alone = translating_alone();
-
-    before_first_thread = False;
-    if (!translated_alone)
+    if (!translates_alone_code())
         return;
     VG_(ok_to_discard_translations) = True;
     VG_(discard_translations_safely)(0, ~(SizeT)0, "racepred: first thread");

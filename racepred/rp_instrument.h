@@ -37,7 +37,8 @@ void rp_instrument_switched(void);
  * with the values in its registers. */
 void rp_instrument_set_announce_sites(const Addr *first, const Addr *last);
 
-/* The root thread creates the program's first thread.  Until then, while
+/* The root thread has created the program's first thread (number 1,
+ * rp_threads_count now 2).  Until then, while
  * --skip-alone holds, the code is translated without the calls and checks
  * that a thread alone does not need (rp_stacks.h): its plain accesses call
  * no helper, its stores check no stack address.  Those translations go

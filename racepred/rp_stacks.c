@@ -12,9 +12,6 @@
 Bool rp_stacks_enabled = True;
 Bool rp_stacks_skip_alone = True;
 
-/* The root thread starts alone. */
-static Bool alone = True;
-
 /* No value the translated code compares with is this (non-canonical). */
 #define NO_STACK ((Addr)0x8000000000000001ULL)
 
@@ -39,7 +36,7 @@ static void make_table(void)
 
 Bool rp_stacks_skipping_alone(void)
 {
-    return alone && rp_stacks_skip_alone;
+    return rp_stacks_skip_alone && rp_threads_alone();
 }
 
 /* Every address private (rp_stacks_alone_begins). */
@@ -94,14 +91,12 @@ static rp_privstack *stack_of(ThreadId tid)
 
 void rp_stacks_alone_begins(void)
 {
-    alone = True;
     if (rp_stacks_skipping_alone())
         publish_alone();
 }
 
 void rp_stacks_alone_ends(ThreadId parent)
 {
-    alone = False;
     if (rp_stacks_enabled)
         publish(stack_of(parent));
     else

@@ -40,7 +40,8 @@ static inline Bool rp_stacks_is_private(Addr addr, UWord size)
  * frame anyway). */
 void rp_stacks_alone_begins(void);
 
-/* `parent` creates a thread: the private part is its stack's again. */
+/* `parent` creates a thread (rp_threads_alone has just become false): the
+ * private part is its stack's again. */
 void rp_stacks_alone_ends(ThreadId parent);
 
 /* Whether the running thread is alone and --skip-alone holds: the

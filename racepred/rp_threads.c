@@ -112,7 +112,8 @@ static void on_ll_create(ThreadId parent, ThreadId child)
     tl_assert(rp_by_vg[parent] != RP_NO_THREAD);
     if (unjoined++ == 0)
         rp_stacks_alone_ends(parent);
-    rp_instrument_alone_ends();
+    if (child_rp == 1)
+        rp_instrument_alone_ends();
     /* The new thread may be handed addresses of the parent's stack. */
     rp_stacks_escape(parent);
     threads[rp_by_vg[parent]].last_child = child_rp;
@@ -259,6 +260,11 @@ ExeContext *rp_threads_created_at(rp_tid_t tid)
 rp_tid_t rp_threads_count(void)
 {
     return n_threads;
+}
+
+Bool rp_threads_alone(void)
+{
+    return unjoined == 0;
 }
 
 /* A detached thread that has exited already is gone now, else at its

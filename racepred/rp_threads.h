@@ -67,6 +67,10 @@ rp_tid_t rp_threads_of_vg(ThreadId vg_tid);
 /* Number of racepred threads created so far. */
 rp_tid_t rp_threads_count(void);
 
+/* Whether the root thread has joined every thread ever created (none
+ * created, none detached or exited unjoined): rp_stacks_alone_begins. */
+Bool rp_threads_alone(void);
+
 /* Where a thread was created (the parent's stack at clone time); NULL for
  * the root thread. */
 ExeContext *rp_threads_created_at(rp_tid_t tid);
