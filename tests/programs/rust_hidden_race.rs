@@ -7,7 +7,14 @@
 // second thread's runs first the writes are adjacent, which the predictive
 // detectors find once std's futex mutex is a lock (--lock-functions), not
 // atomics.  The socket pair only fixes the order; racepred runs this with
-// --fd-sync=no.
+// --fd-sync=no.  A second socket pair makes the first thread wait until
+// the second has started and closed its end (a close, unlike a write, lets
+// no stack address out, so the second thread's stack stays its own).
+// Otherwise, on a loaded machine, the first thread can run to its exit
+// before the second is created, and std's thread-exit handler (a critical
+// section on the lock of its thread-info map, which the second thread's
+// start then takes and reads) orders the writes in every reordering, so
+// that no sound detector may report them.
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
@@ -32,10 +39,17 @@ fn second_thread(m: &Mutex<(u32, u32)>, mut order: UnixStream) {
 
 fn main() {
     let (rx, tx) = UnixStream::pair().unwrap();
+    let (mut started_rx, started_tx) = UnixStream::pair().unwrap();
     let m = Arc::new(Mutex::new((0u32, 0u32)));
     let (m1, m2) = (Arc::clone(&m), Arc::clone(&m));
-    let t1 = thread::spawn(move || first_thread(&m1, tx));
-    let t2 = thread::spawn(move || second_thread(&m2, rx));
+    let t1 = thread::spawn(move || {
+        started_rx.read(&mut [0u8; 1]).unwrap();
+        first_thread(&m1, tx)
+    });
+    let t2 = thread::spawn(move || {
+        drop(started_tx);
+        second_thread(&m2, rx)
+    });
     t1.join().unwrap();
     t2.join().unwrap();
     let owners = *m.lock().unwrap();
