@@ -771,13 +771,14 @@ static void add_history_stale(IRSB *sb, IRJumpKind jk)
 
 /* An atomic read-modify-write of one word, after it: a lock's acquire
  * or release if it is a lock function's or its word is a lock word
- * (rp_lockwords.h), else on_atomic.  `size_lock`: the size, times 2, plus
- * 1 in a lock function. */
+ * (rp_lockwords.h), else on_atomic.  `size_lock`: the size, times 4, plus
+ * the kind of lock function it is in (rp_lock_function). */
 static void on_rmw(Addr addr, ULong old, ULong expected, ULong new, Addr site,
                    UWord size_lock)
 {
-    if (!rp_lockwords_after_rmw(addr, old, expected, new, site, size_lock >> 1, size_lock & 1))
-        on_atomic(addr, size_lock >> 1, site);
+    if (!rp_lockwords_after_rmw(addr, old, expected, new, site, size_lock >> 2,
+                                (rp_lock_function)(size_lock & 3)))
+        on_atomic(addr, size_lock >> 2, site);
 }
 
 /* A value of the CAS's type as a 64-bit one. */
@@ -796,14 +797,14 @@ static IRExpr *widened(IRSB *sb, IRExpr *e)
 static void add_rmw_after(IRSB *sb, const IRCAS *cas, Addr site)
 {
     Int size = sizeofIRType(typeOfIRExpr(sb->tyenv, cas->dataLo));
-    Bool in_lock_function = rp_lockwords_in_lock_function(site);
+    rp_lock_function in_function = rp_lockwords_function_of(site);
     IRDirty *d;
 
     d = unsafeIRDirty_0_N(0, "rp_on_rmw", VG_(fnptr_to_fnentry)(&on_rmw),
                           mkIRExprVec_6(cas->addr, widened(sb, IRExpr_RdTmp(cas->oldLo)),
                                         widened(sb, cas->expdLo), widened(sb, cas->dataLo),
                                         mkIRExpr_HWord(site),
-                                        mkIRExpr_HWord((HWord)(2 * size + in_lock_function))));
+                                        mkIRExpr_HWord((HWord)(4 * size + in_function))));
     declare_stack_reads(d);
     rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));

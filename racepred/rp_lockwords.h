@@ -22,8 +22,15 @@
  * names the lock, try_lock, unlock and lock_contended of Rust's futex
  * mutex (library/std/src/sys/sync/mutex/futex.rs in rustc 1.95,
  * sys/unix/locks/futex.rs in 1.63); Condvar::wait goes through them.
- * Rust's RwLock counts readers in its word (futex_rwlock.rs, or
- * rwlock/futex.rs with functions of other names) and stays atomics.
+ *
+ * Rust's RwLock counts its readers in its word (rwlock/futex.rs in 1.95,
+ * futex_rwlock.rs in 1.63): the low 30 bits are the number of readers,
+ * all of them set is write-locked, the two above mark waiters.  In a
+ * reader-writer lock function (--rwlock-functions) a successful
+ * read-modify-write that sets the write state takes the write side, one
+ * that clears it gives it back, one that counts a reader more or less
+ * takes or gives back a read side (a downgrade does both of the last
+ * two); waiter bits change nothing.
  *
  * The debug information does not always keep the inlined frames of such
  * an instruction: rustc 1.95's MutexGuard drop in std's own
@@ -45,23 +52,43 @@
 #define RP_LOCKWORDS_DEFAULT \
     "lock@futex.rs,try_lock@futex.rs,unlock@futex.rs,lock_contended@futex.rs"
 
-/* Check and store a pattern list (--lock-functions); False when it is
- * malformed. */
-Bool rp_lockwords_set(const HChar *patterns);
+/* Rust's futex RwLock: sys/sync/rwlock/futex.rs in rustc 1.95,
+ * sys/unix/locks/futex_rwlock.rs in 1.63. */
+#define RP_RWLOCKWORDS_DEFAULT \
+    "read@futex*.rs,try_read@futex*.rs,read_unlock@futex*.rs,read_contended@futex*.rs," \
+    "write@futex*.rs,try_write@futex*.rs,write_unlock@futex*.rs,write_contended@futex*.rs," \
+    "downgrade@futex*.rs"
 
-/* Whether the atomic read-modify-write at `site` is a lock function's
- * (asked at translation time). */
-Bool rp_lockwords_in_lock_function(Addr site);
+/* Which kind of lock function an instruction is in. */
+typedef enum {
+    RP_LOCKFN_NONE,
+    RP_LOCKFN_MUTEX,   /* --lock-functions */
+    RP_LOCKFN_RWLOCK   /* --rwlock-functions */
+} rp_lock_function;
+
+/* What one read-modify-write of a lock word does. */
+typedef struct {
+    Bool acquire, release, acquire_shared, release_shared;
+} rp_lock_change;
+
+/* Check and store a pattern list (--lock-functions, --rwlock-functions);
+ * False when it is malformed. */
+Bool rp_lockwords_set(const HChar *patterns);
+Bool rp_lockwords_set_rw(const HChar *patterns);
+
+/* Which lock function, if any, the atomic read-modify-write at `site`
+ * is in (asked at translation time). */
+rp_lock_function rp_lockwords_function_of(Addr site);
 
 /* After an atomic read-modify-write of the word at `addr`, which found
  * `old` where it expected `expected` (it succeeded when they are equal)
- * and wrote `new` then: if it was a lock function's (`in_lock_function`)
- * or the word is a lock word, the lock's acquire or release or nothing,
- * and True; otherwise False (an ordinary atomic, for the caller).  `site`
- * is the instruction, where a lock's first stack starts; `size` the
- * word's. */
+ * and wrote `new` then: if it was a lock function's (`in_function`) or
+ * the word is a lock word, the lock's acquires and releases (none, one,
+ * or a release and a shared acquire for a downgrade), and True; otherwise
+ * False (an ordinary atomic, for the caller).  `site` is the instruction,
+ * where a lock's first stack starts; `size` the word's. */
 Bool rp_lockwords_after_rmw(Addr addr, ULong old, ULong expected, ULong new, Addr site,
-                            UWord size, Bool in_lock_function);
+                            UWord size, rp_lock_function in_function);
 
 /* [addr, addr + size) is fresh memory: none of its words is a lock word. */
 void rp_lockwords_forget(Addr addr, SizeT size);

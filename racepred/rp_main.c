@@ -144,6 +144,10 @@ static Bool process_option(const HChar *arg)
         if (!rp_lockwords_set(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
                                  "function name patterns, or none\n");
+    } else if VG_STR_CLO(arg, "--rwlock-functions", value) {
+        if (!rp_lockwords_set_rw(value))
+            VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
+                                 "function name patterns, or none\n");
     } else if VG_STR_CLO(arg, "--atomic-sources", value) {
         if (!rp_filter_set_atomic_sources(value))
             VG_(fmsg_bad_option)(arg, "expected a comma-separated list of "
@@ -220,10 +224,13 @@ static void print_usage(void)
 "    --lock-functions=PAT[,PAT...]|none  functions (demangled name globs) whose\n"
 "                              atomic read-modify-writes of a word take a\n"
 "                              lock (0 to non-0) and give it back (to 0) [%s]\n"
+"    --rwlock-functions=PAT[,PAT...]|none  functions whose atomic\n"
+"                              read-modify-writes of a word take and give back\n"
+"                              a reader-writer lock laid out as Rust's [%s]\n"
 "    --sarif-file=FILE         also write the races as SARIF 2.1.0 [no]\n"
 "    --record-trace=FILE       record the event stream for racepred-analyze [no]\n",
         RP_FILTER_DEFAULT, RP_FILTER_SYNC_DEFAULT, RP_FILTER_ATOMIC_DEFAULT,
-        RP_LOCKWORDS_DEFAULT);
+        RP_LOCKWORDS_DEFAULT, RP_RWLOCKWORDS_DEFAULT);
 }
 
 static void print_debug_usage(void)
@@ -352,6 +359,7 @@ static void pre_clo_init(void)
     rp_filter_set_sync(RP_FILTER_SYNC_DEFAULT);
     rp_filter_set_atomic_sources(RP_FILTER_ATOMIC_DEFAULT);
     rp_lockwords_set(RP_LOCKWORDS_DEFAULT);
+    rp_lockwords_set_rw(RP_RWLOCKWORDS_DEFAULT);
     rp_threads_init();
     rp_locks_init();
     rp_barriers_init();

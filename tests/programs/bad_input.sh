@@ -55,6 +55,7 @@ if [ "$run_tool_checks" = yes ]; then
     bad_option --sync-objects=libgomp.so*, "expected a comma-separated list of object name patterns"
     bad_option --atomic-sources= "expected a comma-separated list of source path patterns"
     bad_option --lock-functions=lock@futex.rs, "expected a comma-separated list of function name patterns"
+    bad_option --rwlock-functions=,read@futex.rs "expected a comma-separated list of function name patterns"
     bad_option --atomic-sources=*/atomic,,*/x.h "expected a comma-separated list of source path patterns"
     bad_option --free-is-write=maybe "Invalid boolean value .maybe."
     bad_option --fd-sync=perhaps "Invalid boolean value .perhaps."

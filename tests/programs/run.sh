@@ -54,7 +54,7 @@ trap 'rm -rf "$tmp"' EXIT
 racy="racy_counter racy_detached racy_alone racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes racy_cxx_atomic"
 race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync"
 
-pipe_ordered="racy_nopie racy_stripped c11_racy racy_detached racy_alone hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race llvm_omp_hidden_race cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish racy_cxx_atomic rust_sync rust_hidden_race"
+pipe_ordered="racy_nopie racy_stripped c11_racy racy_detached racy_alone hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race llvm_omp_hidden_race cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish racy_cxx_atomic rust_sync rust_hidden_race racy_rust_rwlock rust_rwlock_hidden_race"
 
 failures=0
 checks=0
@@ -224,6 +224,31 @@ if built racy_rust; then
         cat "$tmp/err"
     fi
     if cmp -s "$tmp/native.out" "$tmp/out"; then pass "racy_rust: stdout as native"; else fail "racy_rust: stdout differs from native"; fi
+fi
+
+# Rust's RwLock (racy_rust_rwlock): two readers' writes under the read side
+# are a race that happens-before sees, with the lock held by both; as
+# atomics (--rwlock-functions=none) the second reader's lock would read
+# what the first one's unlock wrote, and happens-before would see nothing.
+if built racy_rust_rwlock; then
+    run_native racy_rust_rwlock
+    run_tool -q --detector=hb --error-exitcode=42 "$progs/racy_rust_rwlock"
+    if [ "$rc" -eq 42 ] && grep -q '(racy_rust_rwlock.rs:29)' "$tmp/err" &&
+       grep -q '(racy_rust_rwlock.rs:19)' "$tmp/err" &&
+       [ "$(grep -c 'Locks held: 1, at address' "$tmp/err")" -eq 4 ] &&
+       cmp -s "$tmp/native.out" "$tmp/out"; then
+        pass "racy_rust_rwlock: the readers' race reported, the RwLock held by both"
+    else
+        fail "racy_rust_rwlock: exit code $rc, or not the readers' race with the RwLock held"
+        cat "$tmp/err"
+    fi
+    run_tool -q --detector=hb --rwlock-functions=none --error-exitcode=42 "$progs/racy_rust_rwlock"
+    if [ "$rc" -eq 0 ] && ! grep -q 'Data race' "$tmp/err"; then
+        pass "racy_rust_rwlock: --rwlock-functions=none orders the readers (atomics)"
+    else
+        fail "racy_rust_rwlock: --rwlock-functions=none exit code $rc"
+        cat "$tmp/err"
+    fi
 fi
 
 # Spin loops make their flags synchronisation (rp_spin.h): each flag of
@@ -609,15 +634,16 @@ witness_lines() {
         -e '/ Witness/s/[0-9][0-9]*/N/g' "$1" | awk '/^Data race /{ p = 1 } p' |
         grep -E '^(Data race |Found by: |   at | Witness|   thread #|     running |     moved |   and |.*accesses are adjacent)'
 }
-for p in hidden_race hidden_race_cs hidden_race_reversal ordered_by_data glib_hidden_race omp_hidden_race llvm_omp_hidden_race rust_hidden_race; do
+for p in hidden_race hidden_race_cs hidden_race_reversal ordered_by_data glib_hidden_race omp_hidden_race llvm_omp_hidden_race rust_hidden_race rust_rwlock_hidden_race; do
     built "$p" || continue
     run_tool -q --detector=hb --error-exitcode=42 "$progs/$p"
     if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then pass "$p: --detector=hb reports nothing"; else fail "$p: --detector=hb exit code $rc"; cat "$tmp/err"; fi
 done
-# glib_hidden_race, omp_hidden_race and rust_hidden_race are the same
-# program with GLib's mutex, an OpenMP lock and Rust's std Mutex;
+# glib_hidden_race, omp_hidden_race, rust_hidden_race and
+# rust_rwlock_hidden_race are the same program with GLib's mutex, an
+# OpenMP lock, Rust's std Mutex and the write side of its RwLock;
 # hidden_race_reversal's witness swaps two critical sections.
-for p in hidden_race glib_hidden_race omp_hidden_race rust_hidden_race hidden_race_reversal; do
+for p in hidden_race glib_hidden_race omp_hidden_race rust_hidden_race rust_rwlock_hidden_race hidden_race_reversal; do
     built "$p" || continue
     run_native "$p"
     run_tool -q --error-exitcode=42 "$progs/$p"

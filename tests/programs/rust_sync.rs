@@ -54,18 +54,36 @@ fn mutex_and_condvar() -> u64 {
     sum
 }
 
+// Writers and readers that yield inside their sections, so that the others
+// find the lock taken and wait (the contended paths, the waiter bits).
 fn rwlock() -> u64 {
     let shared = Arc::new(RwLock::new(0u64));
-    let writers: Vec<_> = (0..2)
+    let threads: Vec<_> = (0..4u64)
         .map(|i| {
             let s = Arc::clone(&shared);
-            thread::spawn(move || *s.write().unwrap() += i + 1)
+            thread::spawn(move || {
+                let mut seen = 0;
+                for _ in 0..20 {
+                    if i % 2 == 0 {
+                        let mut value = s.write().unwrap();
+                        thread::yield_now();
+                        *value += i + 1;
+                    } else {
+                        let value = s.read().unwrap();
+                        thread::yield_now();
+                        seen = seen.max(*value);
+                    }
+                }
+                seen
+            })
         })
         .collect();
-    for w in writers {
-        w.join().unwrap();
+    let mut seen = 0;
+    for t in threads {
+        seen = seen.max(t.join().unwrap());
     }
     let value = *shared.read().unwrap();
+    assert!(seen <= value);
     value
 }
 
