@@ -30,7 +30,12 @@
  * read-modify-write that sets the write state takes the write side, one
  * that clears it gives it back, one that counts a reader more or less
  * takes or gives back a read side (a downgrade does both of the last
- * two); waiter bits change nothing.
+ * two); waiter bits change nothing.  Every read-modify-write of those
+ * functions is on the lock's word: the writers' notification counter
+ * beside it is counted up by wake_writer_or_readers, which is not one of
+ * them (and is #[cold], not inlined into them); a counter in a listed
+ * function would look like a reader taking the lock and never giving it
+ * back.
  *
  * The debug information does not always keep the inlined frames of such
  * an instruction: rustc 1.95's MutexGuard drop in std's own
