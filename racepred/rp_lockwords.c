@@ -123,6 +123,11 @@ static void becomes_lock_word(rp_tid_t tid, Addr addr, UWord size, Addr site,
     rp_atomics_forget(addr, size);
 }
 
+/* What one read-modify-write of a lock word does. */
+typedef struct {
+    Bool acquire, release, acquire_shared, release_shared;
+} rp_lock_change;
+
 /* What a successful read-modify-write from old to new does to a mutex
  * word: 0 to non-0 acquires, non-0 to 0 releases. */
 static void mutex_change(ULong old, ULong new, rp_lock_change *c)

@@ -71,11 +71,6 @@ typedef enum {
     RP_LOCKFN_RWLOCK   /* --rwlock-functions */
 } rp_lock_function;
 
-/* What one read-modify-write of a lock word does. */
-typedef struct {
-    Bool acquire, release, acquire_shared, release_shared;
-} rp_lock_change;
-
 /* Check and store a pattern list (--lock-functions, --rwlock-functions);
  * False when it is malformed. */
 Bool rp_lockwords_set(const HChar *patterns);
