@@ -55,8 +55,10 @@ static Bool frame_key(const HChar *line, HChar *buf, SizeT size)
             name = p + 2;
     }
     for (p = name; p < name_end; p++)
-        if (*p == '<')
+        if (*p == '<') {
             name_end = p;
+            break;
+        }
     file += 2;
     file_end = VG_(strchr)(file, ':');
     if (file_end == NULL || VG_(strncmp)(file, "in ", 3) == 0)
@@ -164,10 +166,12 @@ Bool rp_lockwords_after_rmw(Addr addr, ULong old, ULong expected, ULong new, Add
     rp_lock_change c = { False, False, False, False };
     ThreadId vg_tid;
 
-    if (old == expected && rule == RP_LOCKFN_RWLOCK)
-        rwlock_change(old, new, &c);
-    else if (old == expected)
-        mutex_change(old, new, &c);
+    if (old == expected) {
+        if (rule == RP_LOCKFN_RWLOCK)
+            rwlock_change(old, new, &c);
+        else
+            mutex_change(old, new, &c);
+    }
     /* A word becomes a lock word only by an acquire in a lock function;
      * until then it is an atomic's, even in a lock function. */
     if (kind == RP_LOCKFN_NONE
