@@ -62,7 +62,7 @@ __attribute__((constructor)) static void rp_preload_hello(void)
 
 /* The fork edge itself comes from Valgrind's clone hook; the wrapper only
  * ties the new pthread_t to the thread the tool saw created. */
-static int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
+RP_WORKER int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
                       void *(*start)(void *), void *arg)
 {
     OrigFn fn;
@@ -153,7 +153,7 @@ RP_PTH_FUNC(int, pthreadZuclockjoinZunp, pthread_t thread, void **result,
 
 /* ---- mutexes ------------------------------------------------------------ */
 
-static int lock_wrk(OrigFn fn, pthread_mutex_t *mutex)
+RP_WORKER int lock_wrk(OrigFn fn, pthread_mutex_t *mutex)
 {
     int ret;
 
@@ -270,7 +270,7 @@ RP_PTH_FUNC(int, semZuinitZAZa, sem_t *sem, int shared, unsigned value)
 
 /* ---- reader-writer locks ----------------------------------------------- */
 
-static int rwlock_wrk(OrigFn fn, pthread_rwlock_t *rwlock, int shared)
+RP_WORKER int rwlock_wrk(OrigFn fn, pthread_rwlock_t *rwlock, int shared)
 {
     int ret;
 
@@ -555,7 +555,7 @@ RP_PTH_FUNC(int, semZupostZAZa, sem_t *sem)
     return ret;
 }
 
-static int sem_wait_wrk(OrigFn fn, sem_t *sem)
+RP_WORKER int sem_wait_wrk(OrigFn fn, sem_t *sem)
 {
     int ret;
 

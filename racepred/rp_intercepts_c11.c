@@ -66,7 +66,7 @@ RP_LIBC_FUNC(int, thrdZudetach, thrd_t thr)
 
 /* ---- mutexes ------------------------------------------------------------ */
 
-static int mtx_lock_wrk(OrigFn fn, mtx_t *mutex)
+RP_WORKER int mtx_lock_wrk(OrigFn fn, mtx_t *mutex)
 {
     int ret;
 

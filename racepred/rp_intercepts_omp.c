@@ -280,6 +280,82 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     }
 }
 
+/* ---- taskloops -------------------------------------------------------------
+ *
+ * GOMP_taskloop (GOMP_taskloop_ull for unsigned long long iterations) cuts
+ * a loop into tasks, each running fn on a copy of data whose first two
+ * words libgomp sets to the task's first iteration and the one past its
+ * last; a taskloop that may not defer (if(0), final, too many tasks
+ * queued) runs them one after the other on data itself, with the same two
+ * words set.  Unwrapped, its tasks did not yield, and one thread ran them
+ * all (DataRaceBench's doall2-taskloop, a shared inner loop counter, was
+ * silent).  So the wrapper hands libgomp run_taskloop and a block of two
+ * words for those bounds, the task's head, then the program's block;
+ * run_taskloop moves the bounds into the program's block and runs the
+ * task as run_task does.  Taskloops with a copy constructor, with
+ * reductions (libgomp reads the block's third word as a pointer) or with
+ * more than RP_TASK_ARGS_MAX bytes of arguments are passed on unchanged.
+ * LLVM's libomp copies a task allocated by __kmpc_omp_task_alloc for each
+ * chunk, trampoline included (rp_intercepts_kmp.c). */
+
+#define RP_GOMP_TASK_FLAG_REDUCTION (1u << 12)
+
+typedef struct rp_taskloop_head {
+    unsigned long long bounds[2];
+    rp_task_head task;
+} rp_taskloop_head;
+
+static void run_taskloop(void *block)
+{
+    const rp_taskloop_head *head = block;
+    unsigned long long *args = (unsigned long long *)((char *)block + head->task.args_offset);
+
+    args[0] = head->bounds[0];
+    args[1] = head->bounds[1];
+    rp_omp_task_begins();
+    head->task.fn(args);
+    rp_omp_task_ends();
+}
+
+/* Both variants: their bounds are 8-byte words either way. */
+#define RP_GOMP_TASKLOOP(name, bound_ty)                                               \
+    RP_GOMP_FUNC(void, name, void (*fn)(void *), void *data,                           \
+                 void (*cpyfn)(void *, void *), long arg_size, long arg_align,         \
+                 unsigned flags, unsigned long num_tasks, int priority, bound_ty start, \
+                 bound_ty end, bound_ty step)                                          \
+    {                                                                                  \
+        OrigFn orig;                                                                   \
+        unsigned long align, offset, size;                                             \
+        long ignored;                                                                  \
+                                                                                       \
+        VALGRIND_GET_ORIG_FN(orig);                                                    \
+        if (cpyfn != NULL || (flags & RP_GOMP_TASK_FLAG_REDUCTION) != 0                \
+            || arg_size < (long)(2 * sizeof(bound_ty)) || arg_size > RP_TASK_ARGS_MAX) { \
+            CALL_FN_W_11W(ignored, orig, fn, data, cpyfn, arg_size, arg_align, flags,  \
+                          num_tasks, priority, start, end, step);                      \
+            (void)ignored;                                                             \
+            return;                                                                    \
+        }                                                                              \
+        align = arg_align > (long)sizeof(void *) ? (unsigned long)arg_align : sizeof(void *); \
+        offset = round_up(sizeof(rp_taskloop_head), align);                            \
+        size = offset + (unsigned long)arg_size;                                       \
+        {                                                                              \
+            char raw[size + align];                                                    \
+            char *block = (char *)round_up((unsigned long)raw, align);                 \
+            rp_taskloop_head *head = (rp_taskloop_head *)block;                        \
+                                                                                       \
+            head->task.fn = fn;                                                        \
+            head->task.args_offset = offset;                                           \
+            __builtin_memcpy(block + offset, data, (unsigned long)arg_size);           \
+            CALL_FN_W_11W(ignored, orig, run_taskloop, block, NULL, size, align, flags, \
+                          num_tasks, priority, start, end, step);                      \
+            (void)ignored;                                                             \
+        }                                                                              \
+    }
+
+RP_GOMP_TASKLOOP(GOMP_taskloop, long)
+RP_GOMP_TASKLOOP(GOMP_taskloop_ull, unsigned long long)
+
 /* ---- critical sections that poll ------------------------------------------
  *
  * A thread that waits for a flag by testing it in `omp critical` over and

@@ -29,6 +29,13 @@
                        alias(RP_STR(I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f))))); \
     ret_ty I_WRAP_SONAME_FNNAME_ZZ(libpthreadZdsoZd0, f)(args)
 
+/* A worker that several wrappers share, inlined into each: a stack taken
+ * in it (a lock's first observation, announced with the races that hold
+ * the lock) then starts at the wrapper, named after the function the
+ * program called (pthread_mutex_lock), where a worker of its own, called
+ * as a tail call, showed the worker's name and hid the wrapper's frame. */
+#define RP_WORKER static inline __attribute__((always_inline))
+
 /* Wrappers of libc-only functions (the allocator, C11 threads). */
 #define RP_LIBC_FUNC(ret_ty, f, args...)                                     \
     ret_ty I_WRAP_SONAME_FNNAME_ZZ(libcZdsoZa, f)(args);                     \

@@ -52,7 +52,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_detached racy_alone racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes racy_cxx_atomic"
-race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync"
+race_free="mutex_counter join_then_read private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_taskloop omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_taskloop llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync"
 
 pipe_ordered="racy_nopie racy_stripped c11_racy racy_detached racy_alone hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race llvm_omp_hidden_race cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish racy_cxx_atomic rust_sync rust_hidden_race racy_rust_rwlock rust_rwlock_hidden_race"
 
@@ -147,6 +147,32 @@ for p in $racy; do
         fail "$p: a witness printed under an observed race"
     fi
 done
+
+# A lock's announcement starts at the wrapper of the function the program
+# called, then the program's call: the preload's shared workers are
+# inlined into their wrappers (rp_preload.h, RP_WORKER), where a tail call
+# to a worker of its own named the worker and hid the wrapper.
+check_lock_stack() {
+    p=$1
+    shift
+    built "$p" || return 0
+    run_tool -q "$progs/$p"
+    stacks=$(sed 's/^==[0-9]*== //' "$tmp/err" |
+             awk '/^ Lock at / { n = 2; line = ""; next }
+                  n > 0 && /^   (at|by) / { sub(/.*: /, ""); sub(/:[0-9]*\)/, ")");
+                                            line = line (n == 2 ? "" : " < ") $0;
+                                            if (--n == 0) print line; next }
+                  { n = 0 }' | sort -u)
+    if [ "$stacks" = "$(printf '%s\n' "$@" | sort -u)" ]; then
+        pass "$p: each lock announced from the wrapper of the function the program called"
+    else
+        fail "$p: lock announcement stacks: $stacks"
+        cat "$tmp/err"
+    fi
+}
+check_lock_stack racy_two_mutexes "pthread_mutex_lock (rp_intercepts.c) < first_worker (racy_two_mutexes.c)" \
+    "pthread_mutex_lock (rp_intercepts.c) < second_worker (racy_two_mutexes.c)"
+check_lock_stack c11_racy "mtx_lock (rp_intercepts_c11.c) < locked_adder (c11_racy.c)"
 
 for p in $race_free; do
     built "$p" || continue
@@ -967,8 +993,8 @@ fi
 
 # OpenMP sections and tasks (rp_intercepts_omp.c): the thread handed a
 # section yields, and so does a task when it starts, so the two sections
-# of racy_omp_sections and the two tasks of racy_omp_tasks run on two
-# threads and their writes race.  A task also races with its parent's
+# of racy_omp_sections, the two tasks of racy_omp_tasks and the two of
+# racy_omp_taskloop's taskloop run on two threads and their writes race.  A task also races with its parent's
 # read before the taskwait (racy_omp_task_parent): its creator waits for
 # a thread to start a task (before that, the clang build was silent in 6
 # runs of 6, and 8 of 8 beside three CPU hogs: the parent ran the task
@@ -999,6 +1025,10 @@ check_omp_race racy_omp_tasks "$two_writes" "racy_omp_tasks.c:16) racy_omp_tasks
 # The same built with clang, under libomp (rp_intercepts_kmp.c).
 check_omp_race llvm_racy_omp_sections "$two_writes" "racy_omp_sections.c:19) racy_omp_sections.c:21) " last "the two writes race"
 check_omp_race llvm_racy_omp_tasks "$two_writes" "racy_omp_tasks.c:16) racy_omp_tasks.c:18) " last "the two writes race"
+for p in racy_omp_taskloop llvm_racy_omp_taskloop; do
+    check_omp_race $p "$two_writes" "racy_omp_taskloop.c:16) racy_omp_taskloop.c:16) " last \
+        "the taskloop's two tasks' writes race"
+done
 for p in racy_omp_task_parent llvm_racy_omp_task_parent; do
     check_omp_race $p "" "racy_omp_task_parent.c:20) racy_omp_task_parent.c:21) " shared_count \
         "the task's write and its parent's read race"
