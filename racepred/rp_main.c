@@ -53,6 +53,9 @@ Bool rp_tool_stop_requested;
 static Long clo_max_memory_mb = -1;
 
 static const HChar *clo_detectors = RP_DEFAULT_DETECTORS;
+/* --racy-reads-order: a racy read orders its thread after the write it
+ * read (core/rp_detector.h, racy_reads_order). */
+static Bool clo_racy_reads_order = False;
 /* --window: events kept to confirm predicted races (core/rp_window.h). */
 static Long clo_window = RP_WINDOW_DEFAULT;
 /* --cs-sections, --cs-bytes: bounds on the critical-section histories of
@@ -130,6 +133,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
     } else if VG_BOOL_CLO(arg, "--fd-sync", rp_syscalls_fd_sync) {
     } else if VG_BOOL_CLO(arg, "--spin-loops", rp_instrument_spin_loops) {
+    } else if VG_BOOL_CLO(arg, "--racy-reads-order", clo_racy_reads_order) {
     } else if VG_BOOL_CLO(arg, "--show-unconfirmed",
                           rp_errors_show_unconfirmed) {
     } else if VG_STR_CLO(arg, "--ignore-objects", value) {
@@ -180,6 +184,10 @@ static void print_usage(void)
 "                              it [yes]\n"
 "    --spin-loops=yes|no       a load that a loop polls until another thread\n"
 "                              writes it (a flag) is synchronisation [yes]\n"
+"    --racy-reads-order=yes|no  a read that races with a write is reported, and\n"
+"                              what its thread does next is ordered after what\n"
+"                              the writer did before the write: races that only\n"
+"                              follow from that race are not reported [no]\n"
 "    --private-stacks=yes|no   a thread's accesses to its own stack are not\n"
 "                              checked while no stack address has left the\n"
 "                              thread since their frame was made [yes]\n"
@@ -272,6 +280,7 @@ static void post_clo_init(void)
     env.skip_repeats = True;
     /* --history-level=full finds the earlier access's stack by its event. */
     env.sites_suffice = rp_history != RP_HISTORY_FULL;
+    env.racy_reads_order = clo_racy_reads_order;
     cs_limits.max_sections = (UInt)clo_cs_sections;
     cs_limits.max_bytes = (ULong)clo_cs_bytes;
     csrules_set_limits(&cs_limits);

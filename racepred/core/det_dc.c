@@ -78,6 +78,20 @@ void dc_access(void *self, const rp_event *e)
     allpairs_access(d->pairs, &a);
 }
 
+/* A racy read (env.racy_reads_order): ordered after the writer's epoch,
+ * in DC (or WDC) and in HB. */
+static void dc_read_from(void *self, rp_tid_t reader, rp_tid_t writer, uint32_t clock,
+                         uint32_t hb_clock)
+{
+    dc_detector *d = self;
+    rp_vc *dc, *hb;
+    clocks_of(d, reader, &dc, &hb);
+    if (vc_get(dc, writer) < clock)
+        vc_set(dc, writer, clock);
+    if (vc_get(hb, writer) < hb_clock)
+        vc_set(hb, writer, hb_clock);
+}
+
 void dc_acquire(void *self, const rp_event *e)
 {
     dc_detector *d = self;
@@ -203,7 +217,8 @@ static void consumer_clocks(void *self, rp_tid_t tid, const rp_vc **order, const
 void *dc_create_relation(const rp_detector_env *env, bool rule_b)
 {
     dc_detector *d = rp_calloc("rp.dc", 1, sizeof *d);
-    rp_allpairs_config config = { rule_b ? "dc" : "wdc", NULL, NULL, NULL, false };
+    rp_allpairs_config config = { rule_b ? "dc" : "wdc", NULL, NULL, d, false,
+                                  env->racy_reads_order ? dc_read_from : NULL };
     d->pairs = allpairs_create(env, &config);
     d->cs = csrules_create(rule_b);
     csrules_set_clocks(d->cs, consumer_clocks, d);

@@ -118,6 +118,17 @@ static void hb_access(void *self, const rp_event *e)
     allpairs_access(h->pairs, &a);
 }
 
+/* A racy read (env.racy_reads_order): ordered after the writer's epoch. */
+static void hb_read_from(void *self, rp_tid_t reader, rp_tid_t writer, uint32_t clock,
+                         uint32_t hb_clock)
+{
+    hb_detector *h = self;
+    rp_vc *th = tclocks_get(&h->threads, reader);
+    (void)clock;
+    if (vc_get(th, writer) < hb_clock)
+        vc_set(th, writer, hb_clock);
+}
+
 static void hb_forget(void *self, const rp_event *e)
 {
     hb_detector *h = self;
@@ -135,7 +146,8 @@ static void hb_finish(void *self)
 static void *hb_create(const rp_detector_env *env)
 {
     hb_detector *h = rp_calloc("rp.hb", 1, sizeof *h);
-    rp_allpairs_config config = { "hb", NULL, NULL, NULL, true };
+    rp_allpairs_config config = { "hb", NULL, NULL, h, true,
+                                  env->racy_reads_order ? hb_read_from : NULL };
     h->pairs = allpairs_create(env, &config);
     tclocks_init(&h->threads, 1);
     u64map_init(&h->released);

@@ -265,7 +265,7 @@ static void ls_finish(void *self)
 static void *ls_create(const rp_detector_env *env)
 {
     ls_detector *d = rp_calloc("rp.lockset", 1, sizeof *d);
-    rp_allpairs_config config = { "lockset", disjoint, subset, d, false };
+    rp_allpairs_config config = { "lockset", disjoint, subset, d, false, NULL };
     d->pairs = allpairs_create(env, &config);
     tclocks_init(&d->threads, 1);
     u64map_init(&d->sync_objects);

@@ -654,7 +654,7 @@ static void *sdp_create(const rp_detector_env *env)
     sdp_detector *d = rp_calloc("rp.sdp", 1, sizeof *d);
     d->locksets = locksets_create();
     rp_allpairs_config config = { "sdp", locksets_disjoint, locksets_may_evict, d->locksets,
-                                  false };
+                                  false, NULL };
     d->pairs = allpairs_create(env, &config);
     d->cs = csrules_create_histories();
     tclocks_init(&d->h, 1);

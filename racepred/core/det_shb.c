@@ -301,7 +301,7 @@ static void shb_finish(void *self)
 static void *shb_create(const rp_detector_env *env)
 {
     shb_detector *d = rp_calloc("rp.shb", 1, sizeof *d);
-    rp_allpairs_config config = { "shb", NULL, NULL, NULL, true };
+    rp_allpairs_config config = { "shb", NULL, NULL, NULL, true, NULL };
     d->pairs = allpairs_create(env, &config);
     d->writers = shadow_create(sizeof(shb_slot));
     shadow_set_release(d->writers, slot_forget, d);

@@ -128,6 +128,20 @@ static void wcp_access(void *self, const rp_event *e)
     allpairs_access(d->pairs, &a);
 }
 
+/* A racy read (env.racy_reads_order): ordered after the writer's epoch,
+ * in HB and in WCP (whose epochs are HB's). */
+static void wcp_read_from(void *self, rp_tid_t reader, rp_tid_t writer, uint32_t clock,
+                          uint32_t hb_clock)
+{
+    wcp_detector *d = self;
+    wcp_thread t = thread_of(d, reader);
+    (void)clock;
+    if (vc_get(t.h, writer) < hb_clock)
+        vc_set(t.h, writer, hb_clock);
+    if (vc_get(t.c, writer) < hb_clock)
+        vc_set(t.c, writer, hb_clock);
+}
+
 /* ---- locks -------------------------------------------------------------------- */
 
 static void wcp_acquire(void *self, const rp_event *e)
@@ -256,7 +270,8 @@ static void consumer_clocks(void *self, rp_tid_t tid, const rp_vc **order, const
 static void *wcp_create(const rp_detector_env *env)
 {
     wcp_detector *d = rp_calloc("rp.wcp", 1, sizeof *d);
-    rp_allpairs_config config = { "wcp", NULL, NULL, NULL, false };
+    rp_allpairs_config config = { "wcp", NULL, NULL, d, false,
+                                  env->racy_reads_order ? wcp_read_from : NULL };
     d->pairs = allpairs_create(env, &config);
     d->cs = csrules_create(true);
     csrules_set_clocks(d->cs, consumer_clocks, d);

@@ -442,7 +442,7 @@ static void *wdp_create(const rp_detector_env *env)
     wdp_detector *d = rp_calloc("rp.wdp", 1, sizeof *d);
     d->locksets = locksets_create();
     rp_allpairs_config config = { "wdp", locksets_disjoint, locksets_may_evict, d->locksets,
-                                  false };
+                                  false, NULL };
     d->pairs = allpairs_create(env, &config);
     d->cs = csrules_create(true);
     csrules_set_clocks(d->cs, consumer_clocks, d);

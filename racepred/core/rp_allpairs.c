@@ -949,6 +949,35 @@ static void merge_twin(rp_allpairs *p, ap_cell *c, const rp_cellctx_key *key, ui
     *c = joined;
 }
 
+/* The latest write among the cells a read meets (read_from). */
+typedef struct ap_last_write {
+    uint64_t ref;
+    const rp_cellctx *x;
+} ap_last_write;
+
+static inline void note_write_met(const rp_allpairs *p, ap_last_write *w, ap_cell c,
+                                  const rp_cellctx *x)
+{
+    uint64_t ref = cell_ref(&p->contexts, c);
+    if (w->x == NULL || ref > w->ref) {
+        w->ref = ref;
+        w->x = x;
+    }
+}
+
+/* The read met the latest write w of its bytes in this granule: when it
+ * is another thread's and not HB-ordered before the read, the detector
+ * hears of it. */
+static void read_from(rp_allpairs *p, const rp_allpairs_access *a, const ap_last_write *w)
+{
+    if (w->x == NULL || w->x->tid == a->e->tid || p->config.read_from == NULL)
+        return;
+    const rp_vc *hb = a->hb != NULL ? a->hb : a->order;
+    uint32_t clock = a->hb != NULL ? w->x->hb_clock : w->x->clock;
+    if (clock > vc_get(hb, w->x->tid))
+        p->config.read_from(p->config.ctx, a->e->tid, w->x->tid, w->x->clock, w->x->hb_clock);
+}
+
 /* Races of the access with a granule's n cells `in`, and eviction of its
  * bytes `mask` from the ordered ones (all of them for a write, reads only
  * for a read; unless the detector objects).  The cells kept go to out, in
@@ -959,7 +988,7 @@ static void merge_twin(rp_allpairs *p, ap_cell *c, const rp_cellctx_key *key, ui
 static inline __attribute__((always_inline)) uint32_t
 scan_cells(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event, uint64_t granule,
            const rp_cellctx_key *key, uint8_t mask, const ap_cell *in, uint32_t n, ap_cell *out,
-           bool owned, uint32_t *twin)
+           bool owned, uint32_t *twin, ap_last_write *w)
 {
     uint32_t kept = 0;
     *twin = NO_INDEX;
@@ -968,6 +997,8 @@ scan_cells(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event, uint64_t
         const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(c));
         uint8_t cmask = cell_mask(c);
         uint8_t both = cmask & mask;
+        if (both != 0 && x->is_write && !key->is_write)
+            note_write_met(p, w, c, x);
         if (both == 0) {
             /* untouched */
         } else if (x->clock > vc_get(a->order, x->tid)) {
@@ -1004,8 +1035,10 @@ static void access_set_granule(rp_allpairs *p, const rp_allpairs_access *a, ap_s
     rp_cellctx_key key = access_key(a, mask);
     ap_cell cells[CELLSET_MAX + 1];
     uint32_t twin;
+    ap_last_write w = { 0, NULL };
     uint32_t n = scan_cells(p, a, ALLPAIRS_NO_EVENT, granule, &key, mask, set->cells, set->n,
-                            cells, false, &twin);
+                            cells, false, &twin, &w);
+    read_from(p, a, &w);
     uint64_t ref = a->e->id;
     if (twin != NO_INDEX)
         cells[twin] = twin_joined(p, cells[twin], &key, ref, mask);
@@ -1052,7 +1085,11 @@ static void access_slot(rp_allpairs *p, const rp_allpairs_access *a, ap_slot *s,
     rp_cellctx_key key = access_key(a, mask);
     ap_cell_run r = slot_cells(s);
     uint32_t twin;
-    uint32_t kept = scan_cells(p, a, event, granule, &key, mask, r.cell, r.n, r.cell, true, &twin);
+    ap_last_write w = { 0, NULL };
+    uint32_t kept = scan_cells(p, a, event, granule, &key, mask, r.cell, r.n, r.cell, true, &twin,
+                               &w);
+    if (!p->env.all_pairs)
+        read_from(p, a, &w);
     slot_keep(s, &r, kept);
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
     if (twin != NO_INDEX && !p->env.all_pairs) {

@@ -90,6 +90,10 @@ typedef struct rp_allpairs rp_allpairs;
 typedef bool (*rp_allpairs_filter_fn)(void *ctx, uint32_t first_tag, uint32_t second_tag);
 /* May the access tagged new_tag evict the ordered cell tagged old_tag? */
 typedef bool (*rp_allpairs_evict_fn)(void *ctx, uint32_t old_tag, uint32_t new_tag);
+/* The read of `reader` read bytes whose latest write, of thread `writer`
+ * in its epoch `clock` (hb_clock in HB), it is not HB-ordered after. */
+typedef void (*rp_allpairs_read_from_fn)(void *ctx, rp_tid_t reader, rp_tid_t writer,
+                                         uint32_t clock, uint32_t hb_clock);
 
 typedef struct rp_allpairs_config {
     const char *detector;          /* rp_race.detector */
@@ -98,6 +102,7 @@ typedef struct rp_allpairs_config {
     void *ctx;
     /* Value of rp_race.observed when the access gives no HB clock. */
     bool observed_without_hb;
+    rp_allpairs_read_from_fn read_from;  /* NULL: not asked; location mode only */
 } rp_allpairs_config;
 
 typedef struct rp_allpairs_access {

@@ -60,6 +60,7 @@ if [ "$run_tool_checks" = yes ]; then
     bad_option --free-is-write=maybe "Invalid boolean value .maybe."
     bad_option --fd-sync=perhaps "Invalid boolean value .perhaps."
     bad_option --spin-loops=maybe "Invalid boolean value .maybe."
+    bad_option --racy-reads-order=maybe "Invalid boolean value .maybe."
     bad_option --record-trace=/nonexistent/dir/t.rpt "cannot create the file"
     bad_option --record-trace="$tmp" "cannot create the file"
     bad_option --record-trace= "No filename given"

@@ -234,6 +234,18 @@ for p in cxx_atomic_publish libcxx_atomic_publish; do
     else
         fail "$p: --atomic-sources=none reported $n races, expected the atomics' and the data's"
     fi
+    # With --racy-reads-order=yes the racy reads of the flag and the pointer
+    # order the reader after the writer's stores: the data they publish is
+    # no race, and only the atomics' own races are reported.
+    run_tool -q --fd-sync=no --atomic-sources=none --racy-reads-order=yes "$progs/$p"
+    n=$(grep -c '^==[0-9]*== Data race' "$tmp/err")
+    outside=$(grep -A3 '^==[0-9]*== Data race' "$tmp/err" | grep '   at 0x' | grep -vc '(atomic_base.h:\|(atomic:')
+    if [ "$n" -ge 1 ] && [ "$outside" -eq 0 ]; then
+        pass "$p: --racy-reads-order=yes reports only the atomics' $n races, not the data they publish"
+    else
+        fail "$p: --racy-reads-order=yes reported $n races, $outside of them outside the atomics"
+        cat "$tmp/err"
+    fi
 done
 
 # Rust (racy_rust): the unlocked static is reported, at its line, and
