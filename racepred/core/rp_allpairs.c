@@ -949,7 +949,8 @@ static void merge_twin(rp_allpairs *p, ap_cell *c, const rp_cellctx_key *key, ui
     *c = joined;
 }
 
-/* The latest write among the cells a read meets (read_from). */
+/* The latest write among the cells a read meets (read_from); scan_cells
+ * looks for it only when the detector asks (config.read_from). */
 typedef struct ap_last_write {
     uint64_t ref;
     const rp_cellctx *x;
@@ -983,8 +984,9 @@ static void read_from(rp_allpairs *p, const rp_allpairs_access *a, const ap_last
  * for a read; unless the detector objects).  The cells kept go to out, in
  * order (out may be in); a dropped cell lets go of its context if `owned`.
  * Returns how many were kept; *twin: the index in out of the access's
- * twin, or NO_INDEX.  Inlined into both callers: it is the loop of every
- * access that reaches the detector. */
+ * twin, or NO_INDEX; *w, unless w is NULL: the latest write a read met.
+ * Inlined into both callers: it is the loop of every access that reaches
+ * the detector. */
 static inline __attribute__((always_inline)) uint32_t
 scan_cells(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event, uint64_t granule,
            const rp_cellctx_key *key, uint8_t mask, const ap_cell *in, uint32_t n, ap_cell *out,
@@ -997,7 +999,7 @@ scan_cells(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event, uint64_t
         const rp_cellctx *x = cellctx_get(&p->contexts, cell_context(c));
         uint8_t cmask = cell_mask(c);
         uint8_t both = cmask & mask;
-        if (both != 0 && x->is_write && !key->is_write)
+        if (w != NULL && both != 0 && x->is_write && !key->is_write)
             note_write_met(p, w, c, x);
         if (both == 0) {
             /* untouched */
@@ -1037,7 +1039,7 @@ static void access_set_granule(rp_allpairs *p, const rp_allpairs_access *a, ap_s
     uint32_t twin;
     ap_last_write w = { 0, NULL };
     uint32_t n = scan_cells(p, a, ALLPAIRS_NO_EVENT, granule, &key, mask, set->cells, set->n,
-                            cells, false, &twin, &w);
+                            cells, false, &twin, p->config.read_from != NULL ? &w : NULL);
     read_from(p, a, &w);
     uint64_t ref = a->e->id;
     if (twin != NO_INDEX)
@@ -1086,9 +1088,10 @@ static void access_slot(rp_allpairs *p, const rp_allpairs_access *a, ap_slot *s,
     ap_cell_run r = slot_cells(s);
     uint32_t twin;
     ap_last_write w = { 0, NULL };
+    bool wanted = p->config.read_from != NULL && !p->env.all_pairs;
     uint32_t kept = scan_cells(p, a, event, granule, &key, mask, r.cell, r.n, r.cell, true, &twin,
-                               &w);
-    if (!p->env.all_pairs)
+                               wanted ? &w : NULL);
+    if (wanted)
         read_from(p, a, &w);
     slot_keep(s, &r, kept);
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
