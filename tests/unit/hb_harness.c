@@ -9,7 +9,7 @@
 #define TRACES_DIR "tests/traces"
 #endif
 
-static void log_race(void *ctx, const rp_race *race)
+void harness_log_race(void *ctx, const rp_race *race)
 {
     race_log *log = ctx;
     if (log->count == log->cap) {
@@ -22,7 +22,7 @@ static void log_race(void *ctx, const rp_race *race)
 void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t n,
                  race_log *log)
 {
-    rp_detector_env env = { .report = log_race, .report_ctx = log, .all_pairs = all_pairs };
+    rp_detector_env env = { .report = harness_log_race, .report_ctx = log, .all_pairs = all_pairs };
     rp_engine *eng = rp_engine_create(detectors, &env, NULL);
     for (size_t i = 0; i < n; i++)
         rp_engine_event(eng, &events[i]);
@@ -33,7 +33,7 @@ void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t
 void harness_run_filtered(const char *detectors, bool sites_suffice, rp_event *events, size_t n,
                           race_log *log, size_t **position_of)
 {
-    rp_detector_env env = { .report = log_race, .report_ctx = log, .skip_repeats = true,
+    rp_detector_env env = { .report = harness_log_race, .report_ctx = log, .skip_repeats = true,
                             .sites_suffice = sites_suffice };
     rp_engine *eng = rp_engine_create(detectors, &env, NULL);
     for (size_t i = 0; i < n; i++) {

@@ -17,6 +17,10 @@ typedef struct race_log {
     size_t count, cap;
 } race_log;
 
+/* rp_detector_env.report for an engine of one's own: appends the race to
+ * the race_log that report_ctx points to. */
+void harness_log_race(void *ctx, const rp_race *race);
+
 /* Runs `events` through a fresh engine with `detectors`; every report is
  * appended to *log (caller frees log->races). */
 void harness_run(const char *detectors, bool all_pairs, rp_event *events, size_t n,

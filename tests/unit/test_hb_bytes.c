@@ -176,13 +176,6 @@ static void test_twins_share_a_cell(void **state)
     free(all.races);
 }
 
-static void log_race(void *ctx, const rp_race *race)
-{
-    race_log *log = ctx;
-    log->races = realloc(log->races, (log->count + 1) * sizeof *log->races);
-    log->races[log->count++] = *race;
-}
-
 /* Events far apart in the stream (more than a cell's 24-bit offset from
  * its context's base, rp_cellctx.h): the cells still name the right
  * events, twins included. */
@@ -193,7 +186,7 @@ static void test_cells_name_events_far_apart(void **state)
                       W(1, WORD + 8, 1), W(1, WORD, 2) };
     uint64_t gap[] = { 0, (uint64_t)1 << 24, (uint64_t)3 << 30, 5, (uint64_t)1 << 25 };
     race_log log = { NULL, 0, 0 };
-    rp_detector_env env = { .report = log_race, .report_ctx = &log };
+    rp_detector_env env = { .report = harness_log_race, .report_ctx = &log };
     rp_engine *eng = rp_engine_create("hb", &env, NULL);
     for (size_t i = 0; i < 5; i++) {
         eng->n_events += gap[i];

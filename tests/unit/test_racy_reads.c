@@ -36,23 +36,13 @@
 
 static const char *const detectors[] = { "hb", "wcp", "dc", "wdc" };
 
-static void log_race(void *ctx, const rp_race *race)
-{
-    race_log *log = ctx;
-    if (log->count == log->cap) {
-        log->cap = log->cap == 0 ? 64 : log->cap * 2;
-        log->races = realloc(log->races, log->cap * sizeof *log->races);
-    }
-    log->races[log->count++] = *race;
-}
-
 /* Runs the events through `detector` in location mode with the filter of
  * repeats on; racy reads order their thread if `order`.  Ids are
  * positions + 1 only when nothing was dropped: the hand-made runs repeat
  * nothing. */
 static void run(const char *detector, bool order, rp_event *ev, size_t n, race_log *log)
 {
-    rp_detector_env env = { .report = log_race, .report_ctx = log, .skip_repeats = true,
+    rp_detector_env env = { .report = harness_log_race, .report_ctx = log, .skip_repeats = true,
                             .racy_reads_order = order };
     rp_engine *eng = rp_engine_create(detector, &env, NULL);
     assert_non_null(eng);
