@@ -69,6 +69,7 @@
 typedef struct options {
     const char *detectors;
     bool all_pairs;
+    bool racy_reads_order;
     bool confirm, witness;
     bool summary, progress;
     int first_file;
@@ -100,6 +101,9 @@ static void print_help(void)
            "  --all-pairs=yes|no  yes (default): report every race pair of the relation;\n"
            "                      no: report what the Valgrind tool reports online\n"
            "                      (at least one earlier partner per racy access)\n"
+           "  --racy-reads-order=yes|no  with --all-pairs=no, yes: a read that races with\n"
+           "                      the latest write orders its thread after the writer's\n"
+           "                      epoch, as the tool's option does (default: no)\n"
            "  --confirm=yes|no    yes: mark each pair of a text trace \"confirmed\" (a\n"
            "                      sync-preserving witness passed the validator) or\n"
            "                      \"unconfirmed\" (default: no)\n"
@@ -147,6 +151,7 @@ static int parse_options(int argc, char **argv, options *opt)
 {
     opt->detectors = "hb";
     opt->all_pairs = true;
+    opt->racy_reads_order = false;
     opt->confirm = opt->witness = false;
     /* scripts read stderr for error messages: both only on a terminal */
     opt->progress = opt->summary = isatty(STDERR_FILENO);
@@ -163,6 +168,9 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->detectors = arg + 11;
         } else if (strcmp(arg, "--all-pairs=yes") == 0 || strcmp(arg, "--all-pairs=no") == 0) {
             opt->all_pairs = arg[12] == 'y';
+        } else if (strcmp(arg, "--racy-reads-order=yes") == 0
+                   || strcmp(arg, "--racy-reads-order=no") == 0) {
+            opt->racy_reads_order = arg[19] == 'y';
         } else if (strcmp(arg, "--confirm=yes") == 0 || strcmp(arg, "--confirm=no") == 0) {
             opt->confirm = arg[10] == 'y';
         } else if (strcmp(arg, "--witness=yes") == 0 || strcmp(arg, "--witness=no") == 0) {
@@ -172,6 +180,10 @@ static int parse_options(int argc, char **argv, options *opt)
         } else {
             return usage_error("unknown option", arg);
         }
+    }
+    if (opt->racy_reads_order && opt->all_pairs) {
+        fprintf(stderr, PROGRAM ": --racy-reads-order=yes needs --all-pairs=no\n");
+        return 2;
     }
     char *bad = NULL;
     if (!rp_engine_check_list(opt->detectors, &bad)) {
@@ -486,7 +498,8 @@ static void run_trace(const options *opt, const char *prefix, rp_trace *trace, f
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
     rp_detector_env env = { .report = collect_race, .report_ctx = &races,
-                            .all_pairs = opt->all_pairs, .skip_repeats = !opt->all_pairs };
+                            .all_pairs = opt->all_pairs, .skip_repeats = !opt->all_pairs,
+                            .racy_reads_order = opt->racy_reads_order };
     rp_engine *eng = rp_engine_create(opt->detectors, &env, NULL);
     for (uint32_t i = 0; i < trace->n_events; i++) {
         stats_event(opt, st, &trace->events[i]);
@@ -551,7 +564,8 @@ static bool run_binary(const options *opt, const char *path, const char *prefix,
 {
     race_lines races = { opt->detectors, NULL, 0, 0 };
     rp_detector_env env = { .report = collect_race, .report_ctx = &races,
-                            .all_pairs = opt->all_pairs, .skip_repeats = !opt->all_pairs };
+                            .all_pairs = opt->all_pairs, .skip_repeats = !opt->all_pairs,
+                            .racy_reads_order = opt->racy_reads_order };
     rp_bt_reader reader;
     rp_bt_status status = RP_BT_ERROR;
     if (rp_bt_reader_init(&reader, data, len)) {

@@ -178,6 +178,17 @@ bad_trace unheld.rpt ": offset 9" "^.*: release of lock 0x3, which thread 0 does
 printf "$magic"'\022\000\006\000\023\001\000\000\057\002' > "$tmp/otherrel.rpt"
 bad_trace otherrel.rpt ": offset 13" "release of lock 0x3, which thread 1 does not hold"
 
+# --racy-reads-order=yes is a location-mode rule: with all pairs, one line, exit 2.
+printf 'T0 w(d)\n' > "$tmp/one.trace"
+"$analyze" --racy-reads-order=yes "$tmp/one.trace" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+   grep -q -- "--racy-reads-order=yes needs --all-pairs=no" "$tmp/err"; then
+    pass "racepred-analyze --racy-reads-order=yes with all pairs"
+else
+    fail "racepred-analyze --racy-reads-order=yes with all pairs (exit $rc): $(cat "$tmp/err")"
+fi
+
 # A missing file: one line, exit 1.
 "$analyze" "$tmp/nonexistent.trace" >"$tmp/out" 2>"$tmp/err"
 rc=$?

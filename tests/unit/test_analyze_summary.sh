@@ -5,7 +5,7 @@
 # pairs = its stdout lines, racy locations = the distinct positions in
 # them); stdout is the same without it, and with stderr not a terminal the
 # default prints nothing on stderr; a file that does not parse gets its
-# error message only.  Run from the build tree.
+# error message only.  Also --racy-reads-order.  Run from the build tree.
 top_builddir=$(pwd)
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 analyze=${RP_ANALYZE:-$top_builddir/racepred-analyze}
@@ -56,6 +56,14 @@ check "time and memory" "$?" 0
 "$analyze" --detector=hb,syncp "$tmp/t.trace" > "$tmp/out2" 2> "$tmp/err2"
 check "default: same stdout" "$(cmp -s "$tmp/out" "$tmp/out2" && echo same)" same
 check "default, stderr a file: empty stderr" "$(wc -c < "$tmp/err2" | tr -d ' ')" 0
+
+# --racy-reads-order=yes (location mode): T1's racy read of the flag
+# orders it after T0's writes, so the data's race goes, the flag's stays.
+printf 'T0 w(d)\nT0 w(f)\nT1 r(f)\nT1 r(d)\n' > "$tmp/flag.trace"
+check "racy reads: without the order" \
+    "$("$analyze" --all-pairs=no "$tmp/flag.trace" | tr '\n' ';')" "hb 1-4 d w@T0 r@T1;hb 2-3 f w@T0 r@T1;"
+check "racy reads: with the order" \
+    "$("$analyze" --all-pairs=no --racy-reads-order=yes "$tmp/flag.trace" | tr '\n' ';')" "hb 2-3 f w@T0 r@T1;"
 
 printf 'T0 w(x)\nT0 rel(l)\n' > "$tmp/bad.trace"
 "$analyze" --summary=yes "$tmp/bad.trace" > /dev/null 2> "$tmp/err3"
