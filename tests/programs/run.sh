@@ -237,7 +237,9 @@ for p in cxx_atomic_publish libcxx_atomic_publish; do
     # With --racy-reads-order=yes the racy reads of the flag and the pointer
     # order the reader after the writer's stores: the data they publish is
     # no race, and only the atomics' own races are reported.
-    run_tool -q --fd-sync=no --atomic-sources=none --racy-reads-order=yes "$progs/$p"
+    # racepred-analyze finds the same offline in the recording.
+    run_tool -q --fd-sync=no --atomic-sources=none --racy-reads-order=yes \
+        --record-trace="$tmp/$p.rrt" "$progs/$p"
     n=$(grep -c '^==[0-9]*== Data race' "$tmp/err")
     outside=$(grep -A3 '^==[0-9]*== Data race' "$tmp/err" | grep '   at 0x' | grep -vc '(atomic_base.h:\|(atomic:')
     if [ "$n" -ge 1 ] && [ "$outside" -eq 0 ]; then
@@ -245,6 +247,14 @@ for p in cxx_atomic_publish libcxx_atomic_publish; do
     else
         fail "$p: --racy-reads-order=yes reported $n races, $outside of them outside the atomics"
         cat "$tmp/err"
+    fi
+    "$top_builddir/racepred-analyze" --all-pairs=no --racy-reads-order=yes "$tmp/$p.rrt" >"$tmp/offline"
+    offline=$(wc -l < "$tmp/offline")
+    offline_outside=$(grep -vc '(atomic_base.h:[0-9]*) | r main (atomic_base.h:\|(atomic:[0-9]*) | r main (atomic:' "$tmp/offline")
+    if [ "$offline" -ge 1 ] && [ "$offline_outside" -eq 0 ]; then
+        pass "$p: racepred-analyze --racy-reads-order=yes finds the atomics' races alone in the recording"
+    else
+        fail "$p: racepred-analyze --racy-reads-order=yes on the recording: $(cat "$tmp/offline")"
     fi
 done
 
