@@ -1029,13 +1029,21 @@ check_omp_race() {
     p=$1 kind=$2 expected_lines=$3 variable=$4 what=$5
     built "$p" || return 0
     run_native "$p"
-    run_tool -q --error-exitcode=42 "$progs/$p"
+    # A schedule that hides the race from every detector (one thread runs
+    # both parts after all) is rare, not impossible: a clean-clone CI run
+    # once saw llvm_racy_omp_task_parent silent, where 12 runs idle and 10
+    # beside two busy loops reported it.  A second run is the check's
+    # second chance; a report of anything else fails at once.
+    for attempt in 1 2; do
+        run_tool -q --error-exitcode=42 "$progs/$p"
+        [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$attempt" -eq 1 ] || break
+    done
     report_lines "$tmp/err" >"$tmp/report"
     lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort | tr '\n' ' ')
     if [ "$rc" -eq 42 ] && [ "$(grep -c "^Data race (hb, observed) during $kind" "$tmp/report")" -eq 1 ] &&
        [ "$(grep -c '^Data race' "$tmp/report")" -eq 1 ] && [ "$lines" = "$expected_lines" ] &&
        grep -q "data symbol \"$variable\"" "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
-        pass "$p: $what"
+        pass "$p: $what$([ "$attempt" -eq 2 ] && echo " (on a second run: the first was silent)")"
     else
         fail "$p: exit code $rc, lines '$lines'"
         cat "$tmp/err"
