@@ -63,7 +63,7 @@ __attribute__((constructor)) static void rp_preload_hello(void)
 /* The fork edge itself comes from Valgrind's clone hook; the wrapper only
  * ties the new pthread_t to the thread the tool saw created. */
 RP_WORKER int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
-                      void *(*start)(void *), void *arg)
+                         void *(*start)(void *), void *arg)
 {
     OrigFn fn;
     int ret, state = PTHREAD_CREATE_JOINABLE;

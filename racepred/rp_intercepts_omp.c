@@ -245,6 +245,24 @@ static unsigned long round_up(unsigned long n, unsigned long align)
     return (n + align - 1) / align * align;
 }
 
+/* A trampoline's block is aligned as the task's arguments, at least as a
+ * pointer. */
+static unsigned long block_align(long arg_align)
+{
+    return arg_align > (long)sizeof(void *) ? (unsigned long)arg_align : sizeof(void *);
+}
+
+/* Fills a trampoline's block: its head (within its first `offset` bytes)
+ * names the task's function and where its arguments start, and a copy of
+ * the arguments follows. */
+static void fill_block(char *block, rp_task_head *head, void (*fn)(void *),
+                       unsigned long offset, const void *data, long arg_size)
+{
+    head->fn = fn;
+    head->args_offset = offset;
+    __builtin_memcpy(block + offset, data, (unsigned long)arg_size);
+}
+
 RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
              long arg_size, long arg_align, _Bool if_clause, unsigned flags, void **depend,
              int priority, void *detach)
@@ -261,18 +279,15 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
         (void)ignored;
         return;
     }
-    align = arg_align > (long)sizeof(void *) ? (unsigned long)arg_align : sizeof(void *);
+    align = block_align(arg_align);
     offset = round_up(sizeof(rp_task_head), align);
     size = offset + (unsigned long)arg_size;
     {
         char raw[size + align];
         char *block = (char *)round_up((unsigned long)raw, align);
-        rp_task_head *head = (rp_task_head *)block;
         unsigned long started = rp_omp_tasks_started();
 
-        head->fn = fn;
-        head->args_offset = offset;
-        __builtin_memcpy(block + offset, data, (unsigned long)arg_size);
+        fill_block(block, (rp_task_head *)block, fn, offset, data, arg_size);
         CALL_FN_W_10W(ignored, orig, run_task, block, NULL, size, align, if_clause, flags,
                       depend, priority, detach);
         (void)ignored;
@@ -336,17 +351,15 @@ static void run_taskloop(void *block)
             (void)ignored;                                                             \
             return;                                                                    \
         }                                                                              \
-        align = arg_align > (long)sizeof(void *) ? (unsigned long)arg_align : sizeof(void *); \
+        align = block_align(arg_align);                                                \
         offset = round_up(sizeof(rp_taskloop_head), align);                            \
         size = offset + (unsigned long)arg_size;                                       \
         {                                                                              \
             char raw[size + align];                                                    \
             char *block = (char *)round_up((unsigned long)raw, align);                 \
-            rp_taskloop_head *head = (rp_taskloop_head *)block;                        \
                                                                                        \
-            head->task.fn = fn;                                                        \
-            head->task.args_offset = offset;                                           \
-            __builtin_memcpy(block + offset, data, (unsigned long)arg_size);           \
+            fill_block(block, &((rp_taskloop_head *)block)->task, fn, offset, data,    \
+                       arg_size);                                                      \
             CALL_FN_W_11W(ignored, orig, run_taskloop, block, NULL, size, align, flags, \
                           num_tasks, priority, start, end, step);                      \
             (void)ignored;                                                             \

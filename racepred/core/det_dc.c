@@ -86,10 +86,8 @@ static void dc_read_from(void *self, rp_tid_t reader, rp_tid_t writer, uint32_t 
     dc_detector *d = self;
     rp_vc *dc, *hb;
     clocks_of(d, reader, &dc, &hb);
-    if (vc_get(dc, writer) < clock)
-        vc_set(dc, writer, clock);
-    if (vc_get(hb, writer) < hb_clock)
-        vc_set(hb, writer, hb_clock);
+    vc_raise(dc, writer, clock);
+    vc_raise(hb, writer, hb_clock);
 }
 
 void dc_acquire(void *self, const rp_event *e)

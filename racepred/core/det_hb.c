@@ -125,8 +125,7 @@ static void hb_read_from(void *self, rp_tid_t reader, rp_tid_t writer, uint32_t 
     hb_detector *h = self;
     rp_vc *th = tclocks_get(&h->threads, reader);
     (void)clock;
-    if (vc_get(th, writer) < hb_clock)
-        vc_set(th, writer, hb_clock);
+    vc_raise(th, writer, hb_clock);
 }
 
 static void hb_forget(void *self, const rp_event *e)

@@ -136,10 +136,8 @@ static void wcp_read_from(void *self, rp_tid_t reader, rp_tid_t writer, uint32_t
     wcp_detector *d = self;
     wcp_thread t = thread_of(d, reader);
     (void)clock;
-    if (vc_get(t.h, writer) < hb_clock)
-        vc_set(t.h, writer, hb_clock);
-    if (vc_get(t.c, writer) < hb_clock)
-        vc_set(t.c, writer, hb_clock);
+    vc_raise(t.h, writer, hb_clock);
+    vc_raise(t.c, writer, hb_clock);
 }
 
 /* ---- locks -------------------------------------------------------------------- */

@@ -966,12 +966,23 @@ static inline void note_write_met(const rp_allpairs *p, ap_last_write *w, ap_cel
     }
 }
 
+/* *w, emptied, when the detector asks for the latest write a read meets
+ * (location mode), else NULL. */
+static inline ap_last_write *last_write_wanted(const rp_allpairs *p, ap_last_write *w)
+{
+    if (p->config.read_from == NULL || p->env.all_pairs)
+        return NULL;
+    w->ref = 0;
+    w->x = NULL;
+    return w;
+}
+
 /* The read met the latest write w of its bytes in this granule: when it
  * is another thread's and not HB-ordered before the read, the detector
  * hears of it. */
 static void read_from(rp_allpairs *p, const rp_allpairs_access *a, const ap_last_write *w)
 {
-    if (w->x == NULL || w->x->tid == a->e->tid || p->config.read_from == NULL)
+    if (w->x == NULL || w->x->tid == a->e->tid)
         return;
     const rp_vc *hb = a->hb != NULL ? a->hb : a->order;
     uint32_t clock = a->hb != NULL ? w->x->hb_clock : w->x->clock;
@@ -1037,10 +1048,11 @@ static void access_set_granule(rp_allpairs *p, const rp_allpairs_access *a, ap_s
     rp_cellctx_key key = access_key(a, mask);
     ap_cell cells[CELLSET_MAX + 1];
     uint32_t twin;
-    ap_last_write w = { 0, NULL };
+    ap_last_write last, *w = last_write_wanted(p, &last);
     uint32_t n = scan_cells(p, a, ALLPAIRS_NO_EVENT, granule, &key, mask, set->cells, set->n,
-                            cells, false, &twin, p->config.read_from != NULL ? &w : NULL);
-    read_from(p, a, &w);
+                            cells, false, &twin, w);
+    if (w != NULL)
+        read_from(p, a, w);
     uint64_t ref = a->e->id;
     if (twin != NO_INDEX)
         cells[twin] = twin_joined(p, cells[twin], &key, ref, mask);
@@ -1087,12 +1099,11 @@ static void access_slot(rp_allpairs *p, const rp_allpairs_access *a, ap_slot *s,
     rp_cellctx_key key = access_key(a, mask);
     ap_cell_run r = slot_cells(s);
     uint32_t twin;
-    ap_last_write w = { 0, NULL };
-    bool wanted = p->config.read_from != NULL && !p->env.all_pairs;
+    ap_last_write last, *w = last_write_wanted(p, &last);
     uint32_t kept = scan_cells(p, a, event, granule, &key, mask, r.cell, r.n, r.cell, true, &twin,
-                               wanted ? &w : NULL);
-    if (wanted)
-        read_from(p, a, &w);
+                               w);
+    if (w != NULL)
+        read_from(p, a, w);
     slot_keep(s, &r, kept);
     uint64_t ref = p->env.all_pairs ? event : a->e->id;
     if (twin != NO_INDEX && !p->env.all_pairs) {

@@ -90,6 +90,13 @@ static inline uint32_t vc_get(const rp_vc *vc, rp_tid_t tid)
 void vc_set(rp_vc *vc, rp_tid_t tid, uint32_t clock);
 void vc_inc(rp_vc *vc, rp_tid_t tid);
 
+/* vc[tid] := max(vc[tid], clock): the join of the epoch tid#clock. */
+static inline void vc_raise(rp_vc *vc, rp_tid_t tid, uint32_t clock)
+{
+    if (vc_get(vc, tid) < clock)
+        vc_set(vc, tid, clock);
+}
+
 /* dst := dst ⊔ src (pointwise maximum). */
 void vc_join(rp_vc *dst, const rp_vc *src);
 /* dst := src. */
