@@ -118,7 +118,8 @@ static void hb_access(void *self, const rp_event *e)
     allpairs_access(h->pairs, &a);
 }
 
-/* A racy read (env.racy_reads_order): ordered after the writer's epoch. */
+/* A racy read (env.racy_reads_order): ordered after the writer's epochs
+ * before the write's (rp_allpairs_read_from_fn). */
 static void hb_read_from(void *self, rp_tid_t reader, rp_tid_t writer, uint32_t clock,
                          uint32_t hb_clock)
 {

@@ -7,6 +7,7 @@
 #include "rp_shadow.h"
 #include "rp_shim.h"
 #include "rp_sort.h"
+#include "rp_u64map.h"
 
 #define NO_INDEX UINT32_MAX
 #define PENDING_MAX 8
@@ -227,6 +228,11 @@ struct rp_allpairs {
      * of its context, granules share interned sets. */
     bool shares;
     rp_cellsets sets;
+    /* config.read_from in location mode: by reader << 32 | writer, the
+     * latest reference of the writer's accesses the reader is ordered
+     * after by racy reads (read_from). */
+    bool reads_order;
+    rp_u64map read_bounds;
 
     ap_pending pending[PENDING_MAX];
     uint32_t n_pending;
@@ -950,44 +956,89 @@ static void merge_twin(rp_allpairs *p, ap_cell *c, const rp_cellctx_key *key, ui
 }
 
 /* The latest write among the cells a read meets (read_from); scan_cells
- * looks for it only when the detector asks (config.read_from). */
+ * looks for it only when the detector asks (config.read_from).  A cell's
+ * reference is no earlier than its access (a twin's, or with shared cells
+ * its context's, latest), its context's first one no later: the cell with
+ * the latest reference is the latest write only when its context began
+ * after every other cell's reference. */
 typedef struct ap_last_write {
-    uint64_t ref;
-    const rp_cellctx *x;
+    const rp_cellctx *x;   /* the cell with the latest reference, or NULL */
+    uint64_t ref;          /* its reference */
+    uint64_t first;        /* its context's first */
+    uint64_t others;       /* the latest reference of the other write cells, or 0 */
 } ap_last_write;
 
 static inline void note_write_met(const rp_allpairs *p, ap_last_write *w, ap_cell c,
                                   const rp_cellctx *x)
 {
     uint64_t ref = cell_ref(&p->contexts, c);
-    if (w->x == NULL || ref > w->ref) {
-        w->ref = ref;
-        w->x = x;
+    if (w->x != NULL && ref <= w->ref) {
+        w->others = ref > w->others ? ref : w->others;
+        return;
     }
+    if (w->x != NULL)
+        w->others = w->ref;
+    w->x = x;
+    w->ref = ref;
+    w->first = cellctx_first_ref(&p->contexts, cell_context(c));
+}
+
+static inline uint32_t epoch_before(uint32_t clock)
+{
+    return clock > 0 ? clock - 1 : 0;
 }
 
 /* *w, emptied, when the detector asks for the latest write a read meets
  * (location mode), else NULL. */
 static inline ap_last_write *last_write_wanted(const rp_allpairs *p, ap_last_write *w)
 {
-    if (p->config.read_from == NULL || p->env.all_pairs)
+    if (!p->reads_order)
         return NULL;
-    w->ref = 0;
     w->x = NULL;
+    w->others = 0;
     return w;
 }
 
-/* The read met the latest write w of its bytes in this granule: when it
- * is another thread's and not HB-ordered before the read, the detector
- * hears of it. */
+static inline uint64_t bound_key(rp_tid_t reader, rp_tid_t writer)
+{
+    return (uint64_t)reader << 32 | writer;
+}
+
+/* The latest reference of thread writer's accesses that racy reads
+ * ordered thread reader after, or 0. */
+static inline uint64_t read_bound(const rp_allpairs *p, rp_tid_t reader, rp_tid_t writer)
+{
+    return (uint64_t)(uintptr_t)u64map_get(&p->read_bounds, bound_key(reader, writer));
+}
+
+/* Whether the access is ordered after cell c (context x), which its clock
+ * is not, by a racy read of its thread.  A cell's reference is its
+ * context's latest with shared cells, never older than its own access. */
+static bool read_orders(const rp_allpairs *p, const rp_allpairs_access *a, ap_cell c,
+                        const rp_cellctx *x)
+{
+    return p->reads_order && cell_ref(&p->contexts, c) <= read_bound(p, a->e->tid, x->tid);
+}
+
+/* The read met the write cells w of its bytes in this granule: when the
+ * latest is certain, another thread's, and not HB-ordered before the
+ * read, the read is ordered after it: the detector raises the reader's
+ * clocks to the epoch before the write's, and the bound covers the
+ * write's epoch up to the first access of its context (no later than the
+ * write itself). */
 static void read_from(rp_allpairs *p, const rp_allpairs_access *a, const ap_last_write *w)
 {
-    if (w->x == NULL || w->x->tid == a->e->tid)
+    if (w->x == NULL || w->x->tid == a->e->tid || w->first <= w->others)
         return;
     const rp_vc *hb = a->hb != NULL ? a->hb : a->order;
     uint32_t clock = a->hb != NULL ? w->x->hb_clock : w->x->clock;
-    if (clock > vc_get(hb, w->x->tid))
-        p->config.read_from(p->config.ctx, a->e->tid, w->x->tid, w->x->clock, w->x->hb_clock);
+    uint64_t bound = read_bound(p, a->e->tid, w->x->tid);
+    if (clock <= vc_get(hb, w->x->tid) || w->ref <= bound)
+        return;
+    p->config.read_from(p->config.ctx, a->e->tid, w->x->tid, epoch_before(w->x->clock),
+                        epoch_before(w->x->hb_clock));
+    if (w->first > bound)
+        u64map_put(&p->read_bounds, bound_key(a->e->tid, w->x->tid), (void *)(uintptr_t)w->first);
 }
 
 /* Races of the access with a granule's n cells `in`, and eviction of its
@@ -1014,7 +1065,7 @@ scan_cells(rp_allpairs *p, const rp_allpairs_access *a, uint32_t event, uint64_t
             note_write_met(p, w, c, x);
         if (both == 0) {
             /* untouched */
-        } else if (x->clock > vc_get(a->order, x->tid)) {
+        } else if (x->clock > vc_get(a->order, x->tid) && !read_orders(p, a, c, x)) {
             unordered_cell(p, a, event, granule, c, x, both);
         } else if ((key->is_write || !x->is_write) && may_evict(p, x->tag, a->tag)) {
             if (p->env.all_pairs)
@@ -1365,6 +1416,10 @@ rp_allpairs *allpairs_create(const rp_detector_env *env, const rp_allpairs_confi
     shadow_init(&p->wide, sizeof(ap_slot));
     shadow_set_release(&p->wide, wide_forgotten, p);
     cellctx_init(&p->contexts);
+    p->reads_order = config->read_from != NULL && !env->all_pairs;
+    if (p->reads_order)
+        cellctx_keep_firsts(&p->contexts);
+    u64map_init(&p->read_bounds);
     return p;
 }
 
@@ -1379,6 +1434,7 @@ void allpairs_destroy(rp_allpairs *p)
     cellsets_fini(&p->sets);
     pool_fini(&p->pool);
     cellctx_fini(&p->contexts);
+    u64map_free(&p->read_bounds);
     for (uint32_t i = 0; i < p->n_snapshots; i++) {
         vc_free(&p->snapshots[i].order);
         vc_free(&p->snapshots[i].hb);

@@ -90,8 +90,14 @@ typedef struct rp_allpairs rp_allpairs;
 typedef bool (*rp_allpairs_filter_fn)(void *ctx, uint32_t first_tag, uint32_t second_tag);
 /* May the access tagged new_tag evict the ordered cell tagged old_tag? */
 typedef bool (*rp_allpairs_evict_fn)(void *ctx, uint32_t old_tag, uint32_t new_tag);
-/* The read of `reader` read bytes whose latest write, of thread `writer`
- * in its epoch `clock` (hb_clock in HB), it is not HB-ordered after. */
+/* The read of `reader` read bytes whose latest write, of thread `writer`,
+ * it is not HB-ordered after: the detector raises the reader's entries for
+ * the writer to `clock` (hb_clock in HB), the writer's epoch before the
+ * write's.  rp_allpairs itself orders the reader after the writer's
+ * accesses of the write's epoch that are no later than the write (a bound
+ * per reader and writer, which the reader's later accesses and races
+ * consult, not passed on by synchronisation: an under-approximation of
+ * SHB's reads-from edge, never an order SHB lacks). */
 typedef void (*rp_allpairs_read_from_fn)(void *ctx, rp_tid_t reader, rp_tid_t writer,
                                          uint32_t clock, uint32_t hb_clock);
 

@@ -14,7 +14,14 @@ void cellctx_init(rp_cellctx_table *t)
 void cellctx_fini(rp_cellctx_table *t)
 {
     rp_free(t->ctx);
+    rp_free(t->first_ref);
     cellctx_init(t);
+}
+
+void cellctx_keep_firsts(rp_cellctx_table *t)
+{
+    rp_assert(t->n == 1);
+    t->keeps_firsts = true;
 }
 
 static uint32_t *recent_entry(rp_cellctx_table *t, const rp_cellctx_key *key)
@@ -33,6 +40,9 @@ static uint32_t new_context(rp_cellctx_table *t, const rp_cellctx_key *key, uint
             rp_assert(t->cap < UINT32_MAX / 2);
             t->cap = t->cap < MIN_CONTEXTS ? MIN_CONTEXTS : 2 * t->cap;
             t->ctx = rp_realloc("rp.allpairs.contexts", t->ctx, (size_t)t->cap * sizeof *t->ctx);
+            if (t->keeps_firsts)
+                t->first_ref = rp_realloc("rp.allpairs.firsts", t->first_ref,
+                                          (size_t)t->cap * sizeof *t->first_ref);
         }
         number = t->n++;
     }
@@ -46,6 +56,8 @@ static uint32_t new_context(rp_cellctx_table *t, const rp_cellctx_key *key, uint
     c->holders = 0;
     c->twin_size = key->twin_size;
     c->is_write = key->is_write;
+    if (t->keeps_firsts)
+        t->first_ref[number] = ref;
     t->live++;
     return number;
 }

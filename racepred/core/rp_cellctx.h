@@ -31,10 +31,15 @@
  * free numbers in a list threaded through base_ref; the table of recent
  * contexts, direct-mapped.
  *
+ * A table may also keep each context's first reference (cellctx_keep_firsts):
+ * with shared cells a context's base moves to its latest access
+ * (rp_allpairs.c, cell_for), and what a racy read is ordered after must be
+ * bounded from below (rp_allpairs.c, read_from).
+ *
  * Cost: intern is a compare with the context it returned last, else with
  * the recent context, else a new context;
- * hold and release a counter.  Memory: 40 bytes per live context, and the
- * table's 4 KiB.
+ * hold and release a counter.  Memory: 40 bytes per live context (48 when
+ * first references are kept), and the table's 4 KiB.
  */
 #ifndef RP_CELLCTX_H
 #define RP_CELLCTX_H
@@ -80,10 +85,15 @@ typedef struct rp_cellctx_table {
     uint32_t live;
     uint32_t last;         /* the context the last intern returned, or 0 */
     uint32_t recent[CELLCTX_RECENT];   /* by site and thread: the context interned last, or 0 */
+    bool keeps_firsts;
+    uint64_t *first_ref;   /* by number, if keeps_firsts: the reference the context began at */
 } rp_cellctx_table;
 
 void cellctx_init(rp_cellctx_table *t);
 void cellctx_fini(rp_cellctx_table *t);
+/* From now on every new context remembers its first reference
+ * (cellctx_first_ref); call before the first intern. */
+void cellctx_keep_firsts(rp_cellctx_table *t);
 
 /* Number of a context of key whose references reach ref (see above); the
  * caller holds it before storing it anywhere. */
@@ -92,6 +102,13 @@ uint32_t cellctx_intern(rp_cellctx_table *t, const rp_cellctx_key *key, uint64_t
 static inline const rp_cellctx *cellctx_get(const rp_cellctx_table *t, uint32_t number)
 {
     return &t->ctx[number];
+}
+
+/* The reference a context of a table that keeps_firsts began at: no
+ * access of the context is older. */
+static inline uint64_t cellctx_first_ref(const rp_cellctx_table *t, uint32_t number)
+{
+    return t->first_ref[number];
 }
 
 /* Whether ref can be stored as an offset from the context's base. */

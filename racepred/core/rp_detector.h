@@ -76,10 +76,11 @@ typedef struct rp_detector_env {
      * keeps no window. */
     bool sites_suffice;
     /* A read that races with the latest write of its bytes is ordered
-     * after that write's epoch of its thread (SHB's reads-from edge, seed
-     * 000, under-approximated by the epoch): races that only follow from
-     * an earlier race, through the data it published, are not reported.
-     * Location mode, detectors that report HB-observed races. */
+     * after that write (SHB's reads-from edge, seed 000, under-approximated:
+     * after the writer's events up to the first access of the write's
+     * context, rp_allpairs.h): races that only follow from an earlier
+     * race, through the data it published, are not reported.  Location
+     * mode, detectors that report HB-observed races. */
     bool racy_reads_order;
 } rp_detector_env;
 

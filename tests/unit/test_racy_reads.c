@@ -1,6 +1,6 @@
 /* test_racy_reads.c — a racy read orders its thread after the write it
  * read (rp_detector_env.racy_reads_order, SHB's reads-from edge of seed
- * 000 under-approximated by the writer's epoch).
+ * 000, under-approximated: rp_allpairs_read_from_fn).
  *
  * HB is sound only up to its first race (seed 000 §1): after a read that
  * races with a write, a reordering that keeps the read's value keeps the
@@ -8,10 +8,14 @@
  * ordered before everything the reader does next.  Hand-made runs check
  * that the race on the flag stays and the data's go (hb, wcp, dc, wdc:
  * the detectors that report HB-observed races), that the order reaches
- * the write's epoch and no further, and that only the latest write
- * counts.  Random runs (location mode, the filter of repeats on, as in
- * the tool) check that every race reported is an HB race and that the
- * run's first racy access is always reported.
+ * the write and no further (not the rest of its epoch, also when every
+ * access has one site and cells are shared, so that a cell names its
+ * context's latest access), and that only the latest write counts.
+ * Random runs (location mode, as in the tool) check that every race
+ * reported is an HB race, that the run's first racy access is always
+ * reported, and that every access SHB finds racy (all-pairs shb, which
+ * has the reads-from edge of every read) is reported: the order is never
+ * one SHB lacks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,14 +40,22 @@
 
 static const char *const detectors[] = { "hb", "wcp", "dc", "wdc" };
 
+/* How run() runs a detector. */
+enum {
+    ORDER = 1,          /* racy reads order their thread */
+    SHARED = 2,         /* cells name their context's latest access (sites_suffice) */
+    EVERY_ACCESS = 4    /* no filter of repeats */
+};
+
 /* Runs the events through `detector` in location mode with the filter of
- * repeats on; racy reads order their thread if `order`.  Ids are
- * positions + 1 only when nothing was dropped: the hand-made runs repeat
- * nothing. */
-static void run(const char *detector, bool order, rp_event *ev, size_t n, race_log *log)
+ * repeats on unless EVERY_ACCESS.  Ids are positions + 1 only when
+ * nothing was dropped: the hand-made runs repeat nothing. */
+static void run(const char *detector, unsigned flags, rp_event *ev, size_t n, race_log *log)
 {
-    rp_detector_env env = { .report = harness_log_race, .report_ctx = log, .skip_repeats = true,
-                            .racy_reads_order = order };
+    rp_detector_env env = { .report = harness_log_race, .report_ctx = log,
+                            .skip_repeats = !(flags & EVERY_ACCESS),
+                            .sites_suffice = (flags & SHARED) != 0,
+                            .racy_reads_order = (flags & ORDER) != 0 };
     rp_engine *eng = rp_engine_create(detector, &env, NULL);
     assert_non_null(eng);
     for (size_t i = 0; i < n; i++) {
@@ -106,10 +118,36 @@ static void test_order_stops_at_the_epoch(void **state)
                           at(RP_EV_RELEASE, 0, LOCK), at(RP_EV_WRITE, 0, DATA),
                           at(RP_EV_READ, 1, FLAG), at(RP_EV_READ, 1, DATA) };
         race_log log = { 0 };
-        run(detectors[d], true, ev, 6, &log);
+        run(detectors[d], ORDER, ev, 6, &log);
         assert_true(has_race(&log, 1, 5));
         assert_true(has_race(&log, 4, 6));
         free(log.races);
+    }
+}
+
+/* The order reaches the flag's write, not the rest of its epoch: T0's
+ * write of the data after it races with T1's read of the data, and T1's
+ * write of the flag is ordered after T0's.  Every access has site 0, so
+ * with shared cells both writes of T0 are one context, whose cells name
+ * its latest access (the data's): the order must stop at the context's
+ * first access, and T1's write of the flag, which meets a cell naming the
+ * data's write, is reported (an HB race SHB orders: the price of shared
+ * cells, which only --detector=hb alone uses). */
+static void test_order_stops_at_the_write(void **state)
+{
+    (void)state;
+    for (size_t d = 0; d < sizeof detectors / sizeof detectors[0]; d++) {
+        for (unsigned shared = 0; shared <= SHARED; shared += SHARED) {
+            rp_event ev[] = { at(RP_EV_WRITE, 0, FLAG), at(RP_EV_WRITE, 0, DATA),
+                              at(RP_EV_READ, 1, FLAG), at(RP_EV_READ, 1, DATA),
+                              at(RP_EV_WRITE, 1, FLAG) };
+            race_log log = { 0 };
+            run(detectors[d], ORDER | shared, ev, 5, &log);
+            assert_true(has_race(&log, 0, 3));
+            assert_true(has_race(&log, 0, 4));
+            assert_int_equal(has_race(&log, 0, 5), shared != 0);
+            free(log.races);
+        }
     }
 }
 
@@ -125,7 +163,7 @@ static void test_latest_write_only(void **state)
                           at(RP_EV_READ, 1, FLAG), at(RP_EV_READ, 1, DATA),
                           at(RP_EV_READ, 1, OTHER) };
         race_log log = { 0 };
-        run(detectors[d], true, ev, 7, &log);
+        run(detectors[d], ORDER, ev, 7, &log);
         assert_true(has_race(&log, 0, 5));
         assert_true(has_race(&log, 1, 6));
         assert_false(has_race(&log, 0, 7));
@@ -146,7 +184,7 @@ static void test_ordered_read_adds_nothing(void **state)
                           at(RP_EV_ACQUIRE, 1, LOCK), at(RP_EV_READ, 1, FLAG),
                           at(RP_EV_READ, 1, DATA), at(RP_EV_RELEASE, 1, LOCK) };
         race_log log = { 0 };
-        run(detectors[d], true, ev, 8, &log);
+        run(detectors[d], ORDER, ev, 8, &log);
         assert_false(has_observed_race(&log, 6));
         assert_true(has_race(&log, 1, 7));
         free(log.races);
@@ -189,10 +227,29 @@ static bool hb_race(const race_log *all, uint64_t second_site, rp_tid_t first_ti
     return false;
 }
 
+/* Every access all-pairs SHB finds racy is reported by `detector` run
+ * on every access (ids are positions + 1 in both): the order racy reads
+ * add is SHB's, and a cell it evicts stands for a race SHB does not have
+ * either.  With `few_sites`, the accesses share four sites, so that with
+ * shared cells a context has many accesses and its cells name the latest. */
+static void assert_shb_races_reported(const char *detector, unsigned flags, const rp_event *ev,
+                                      size_t n, const race_log *shb, bool few_sites)
+{
+    rp_event copy[MAX_EVENTS];
+    race_log log = { 0 };
+    memcpy(copy, ev, n * sizeof *ev);
+    for (size_t i = 0; few_sites && i < n; i++)
+        copy[i].site = 1 + i % 4;
+    run(detector, flags | EVERY_ACCESS, copy, n, &log);
+    for (size_t i = 0; i < shb->count; i++)
+        assert_true(has_race(&log, 0, shb->races[i].second.id));
+    free(log.races);
+}
+
 /* Every observed race reported is an HB race of its later access with an
  * access of its earlier access's thread (all-pairs hb on the same run),
  * and the run's first access that races under HB is reported: until it,
- * no read raced, and the clocks are HB's. */
+ * no read raced, and the clocks are HB's; with shared cells too. */
 static void test_random_runs(void **state)
 {
     (void)state;
@@ -200,28 +257,35 @@ static void test_random_runs(void **state)
     for (unsigned r = 0; r < RANDOM_RUNS; r++) {
         rp_event ev[MAX_EVENTS], copy[MAX_EVENTS];
         size_t n = random_run(ev);
-        race_log all = { 0 };
+        race_log all = { 0 }, shb = { 0 };
         memcpy(copy, ev, n * sizeof *ev);
         harness_run("hb", true, copy, n, &all);
+        memcpy(copy, ev, n * sizeof *ev);
+        harness_run("shb", true, copy, n, &shb);
         uint64_t first_racy = UINT64_MAX;
         for (size_t i = 0; i < all.count; i++)
             if (all.races[i].second.site < first_racy)
                 first_racy = all.races[i].second.site;
         for (size_t d = 0; d < sizeof detectors / sizeof detectors[0]; d++) {
-            race_log log = { 0 };
-            bool reported = false;
-            memcpy(copy, ev, n * sizeof *ev);
-            run(detectors[d], true, copy, n, &log);
-            for (size_t i = 0; i < log.count; i++) {
-                if (!log.races[i].observed)
-                    continue;
-                assert_true(hb_race(&all, log.races[i].second.site, log.races[i].first.tid));
-                reported |= log.races[i].second.site == first_racy;
+            for (unsigned shared = 0; shared <= SHARED; shared += SHARED) {
+                race_log log = { 0 };
+                bool reported = false;
+                memcpy(copy, ev, n * sizeof *ev);
+                run(detectors[d], ORDER | shared, copy, n, &log);
+                for (size_t i = 0; i < log.count; i++) {
+                    if (!log.races[i].observed)
+                        continue;
+                    assert_true(hb_race(&all, log.races[i].second.site, log.races[i].first.tid));
+                    reported |= log.races[i].second.site == first_racy;
+                }
+                assert_int_equal(reported, first_racy != UINT64_MAX);
+                assert_shb_races_reported(detectors[d], ORDER | shared, ev, n, &shb, false);
+                assert_shb_races_reported(detectors[d], ORDER | shared, ev, n, &shb, true);
+                free(log.races);
             }
-            assert_int_equal(reported, first_racy != UINT64_MAX);
-            free(log.races);
         }
         free(all.races);
+        free(shb.races);
     }
 }
 
@@ -230,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flag_publishes),
         cmocka_unit_test(test_order_stops_at_the_epoch),
+        cmocka_unit_test(test_order_stops_at_the_write),
         cmocka_unit_test(test_latest_write_only),
         cmocka_unit_test(test_ordered_read_adds_nothing),
         cmocka_unit_test(test_random_runs),
