@@ -30,6 +30,42 @@ typedef struct {
     rp_tid_t owner;           /* the allocating thread */
 } rp_block;
 
+/* The blocks freed last, so that a report of a race with a free, made
+ * after it, still names the block ("inside a block of size 16 free'd")
+ * rather than whatever segment the address is in now.  A ring: the
+ * oldest goes first; a live block wins over a freed one at the address. */
+#define FREED_KEPT 1024
+
+typedef struct {
+    Addr key;
+    SizeT size;
+    ExeContext *allocated_at;
+    Addr freed_from;          /* the free's caller */
+    rp_tid_t owner;
+} freed_block;
+
+static freed_block freed[FREED_KEPT];
+static UInt freed_next, freed_count;
+
+static void freed_remember(const rp_block *b, Addr caller)
+{
+    freed[freed_next] = (freed_block){ b->key, b->size, b->allocated_at, caller, b->owner };
+    freed_next = (freed_next + 1) % FREED_KEPT;
+    if (freed_count < FREED_KEPT)
+        freed_count++;
+}
+
+/* The block freed last that held addr, or NULL. */
+static const freed_block *freed_find(Addr addr)
+{
+    for (UInt i = 1; i <= freed_count; i++) {
+        const freed_block *f = &freed[(freed_next + FREED_KEPT - i) % FREED_KEPT];
+        if (addr >= f->key && addr - f->key < f->size)
+            return f;
+    }
+    return NULL;
+}
+
 static VgHashTable *blocks;
 
 void rp_heap_fresh(rp_tid_t tid, Addr addr, SizeT len)
@@ -219,27 +255,43 @@ void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
     if (rp_heap_free_is_write && !rp_stacks_skipping_alone()
         && rp_filter_instruments(caller) && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
         write_freed_block(tid, b, caller);
+    freed_remember(b, caller);
     VG_(free)(VG_(HT_remove)(blocks, addr));
+}
+
+static void describe_block(AddrInfo *ai, Addr addr, Addr key, SizeT size,
+                           ExeContext *allocated_at, rp_tid_t owner, ExeContext *freed_at)
+{
+    ai->tag = Addr_Block;
+    ai->Addr.Block.block_kind = freed_at != VG_(null_ExeContext)() ? Block_Freed : Block_Mallocd;
+    ai->Addr.Block.block_desc = "block";
+    ai->Addr.Block.block_szB = size;
+    ai->Addr.Block.rwoffset = (PtrdiffT)(addr - key);
+    ai->Addr.Block.allocated_at = allocated_at;
+    VG_(initThreadInfo)(&ai->Addr.Block.alloc_tinfo);
+    ai->Addr.Block.alloc_tinfo.tnr = owner + 1;
+    ai->Addr.Block.freed_at = freed_at;
 }
 
 Bool rp_heap_describe(Addr addr, AddrInfo *ai)
 {
     const rp_block *b;
+    const freed_block *f;
 
     VG_(HT_ResetIter)(blocks);
     while ((b = VG_(HT_Next)(blocks)) != NULL) {
         if (addr < b->key || addr - b->key >= b->size)
             continue;
-        ai->tag = Addr_Block;
-        ai->Addr.Block.block_kind = Block_Mallocd;
-        ai->Addr.Block.block_desc = "block";
-        ai->Addr.Block.block_szB = b->size;
-        ai->Addr.Block.rwoffset = (PtrdiffT)(addr - b->key);
-        ai->Addr.Block.allocated_at = b->allocated_at;
-        VG_(initThreadInfo)(&ai->Addr.Block.alloc_tinfo);
-        ai->Addr.Block.alloc_tinfo.tnr = b->owner + 1;
-        ai->Addr.Block.freed_at = VG_(null_ExeContext)();
+        describe_block(ai, addr, b->key, b->size, b->allocated_at, b->owner,
+                       VG_(null_ExeContext)());
         return True;
     }
-    return False;
+    f = freed_find(addr);
+    if (f == NULL)
+        return False;
+    /* The free's own stack is in the report when the free raced; its
+     * caller says which free this was. */
+    describe_block(ai, addr, f->key, f->size, f->allocated_at, f->owner,
+                   VG_(make_depth_1_ExeContext_from_Addr)(f->freed_from));
+    return True;
 }

@@ -7,7 +7,8 @@
  *     inside libc where racepred does not look, so the new owner's accesses
  *     must not be paired with the previous owner's;
  *   - reports describe a racy heap address like Helgrind does: "is 4 bytes
- *     inside a block of size 16 alloc'd", the allocation stack, the thread.
+ *     inside a block of size 16 alloc'd", the allocation stack, the thread;
+ *     or, for a block freed since (a race with its free), "free'd".
  * Memory mapped or unmapped (mmap, munmap, the break) is fresh the same
  * way: a range mapped again never races with its previous life.
  * Blocks live in a table from malloc to free.  Lookups by an inner address
@@ -49,7 +50,9 @@ extern Bool rp_heap_free_is_write;
  * in ThreadSanitizer and Helgrind's --free-is-write=yes. */
 void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller);
 
-/* Fills `ai` for an address inside a live block; False if there is none. */
+/* Fills `ai` for an address inside a live block, else inside one of the
+ * 1,024 blocks freed last ("free'd", with the free's caller and the
+ * allocation stack); False if there is none. */
 Bool rp_heap_describe(Addr addr, AddrInfo *ai);
 
 #endif
