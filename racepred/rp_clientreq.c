@@ -36,6 +36,7 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_PRELOAD_HELLO:
         preload_seen = True;
         rp_instrument_set_announce_sites((const Addr *)arg[1], (const Addr *)arg[2]);
+        rp_threads_self(tid, arg[3]);
         break;
     case RP_USERREQ_THREAD_CREATED:
         rp_threads_created(tid, arg[1], arg[2] != 0);

@@ -17,7 +17,8 @@
 
 typedef enum {
     /* The preload is loaded (sent once, from its constructor); arg1, arg2 =
-     * the bounds of its list of announcing nops (rp_preload.h). */
+     * the bounds of its list of announcing nops (rp_preload.h), arg3 = the
+     * pthread_t of the thread sending it (the root thread). */
     RP_USERREQ_PRELOAD_HELLO = VG_USERREQ_TOOL_BASE('R', 'P'),
     /* arg1 = pthread_t of the thread the caller just created, arg2 = 1 if
      * it was created detached. */

@@ -51,11 +51,14 @@
 __thread int rp_preload_depth RP_TLS;
 
 /* Tells the tool the preload is in place (without it every lock and join
- * would go unseen, and the tool warns at exit if this never arrived) and
- * where its announcing nops are (rp_preload.h). */
+ * would go unseen, and the tool warns at exit if this never arrived),
+ * where its announcing nops are (rp_preload.h), and the pthread_t of the
+ * thread that runs constructors, the root thread, which another thread
+ * may join once it has called pthread_exit. */
 __attribute__((constructor)) static void rp_preload_hello(void)
 {
-    RP_REQUEST(RP_USERREQ_PRELOAD_HELLO, __start_rp_announce_sites, __stop_rp_announce_sites);
+    RP_REQUEST3(RP_USERREQ_PRELOAD_HELLO, __start_rp_announce_sites, __stop_rp_announce_sites,
+                pthread_self());
 }
 
 /* ---- threads ------------------------------------------------------------ */

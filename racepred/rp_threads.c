@@ -299,20 +299,31 @@ void rp_threads_detach(ThreadId caller, UWord child_pthread, Bool self)
 /* The real pthread_create has returned in `parent`: the thread it cloned is
  * the last child Valgrind saw that parent create (a thread cannot create
  * two threads within one pthread_create). */
+/* pthread_t value `pthread` names racepred thread `tid` from now on. */
+static void map_pthread(UWord pthread, rp_tid_t tid)
+{
+    rp_pthread_node *node = VG_(HT_remove)(by_pthread, pthread);
+
+    if (node == NULL)
+        node = VG_(malloc)("rp.threads.pthread", sizeof *node);
+    node->key = pthread;
+    node->rp_tid = tid;
+    VG_(HT_add_node)(by_pthread, node);
+}
+
 void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached)
 {
     rp_tid_t child = threads[rp_threads_of_vg(parent)].last_child;
-    rp_pthread_node *node;
 
     tl_assert(child != RP_NO_THREAD);
-    node = VG_(HT_remove)(by_pthread, child_pthread);
-    if (node == NULL)
-        node = VG_(malloc)("rp.threads.pthread", sizeof *node);
-    node->key = child_pthread;
-    node->rp_tid = child;
-    VG_(HT_add_node)(by_pthread, node);
+    map_pthread(child_pthread, child);
     if (detached)
         detach(child);
+}
+
+void rp_threads_self(ThreadId vg_tid, UWord pthread)
+{
+    map_pthread(pthread, rp_threads_of_vg(vg_tid));
 }
 
 /* `joiner` is about to call the real pthread_join.

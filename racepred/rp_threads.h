@@ -82,6 +82,11 @@ extern rp_tid_t rp_threads_detached_gone;
  * pthread_join wrappers.  A detached thread's state in the detectors goes
  * when it has exited (rp_engine_thread_gone); a join of it is ignored. */
 void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached);
+
+/* `vg_tid`'s own pthread_t is `pthread` (the preload tells the root
+ * thread's, which no pthread_create returned: another thread may join it
+ * after it called pthread_exit). */
+void rp_threads_self(ThreadId vg_tid, UWord pthread);
 void rp_threads_detach(ThreadId caller, UWord child_pthread, Bool self);
 void rp_threads_join_pre(ThreadId joiner, UWord child_pthread);
 
