@@ -44,6 +44,12 @@ typedef struct {
     rp_tid_t owner;
 } freed_block;
 
+/* Whether the block of `size` bytes at `key` holds addr. */
+static inline Bool block_holds(Addr key, SizeT size, Addr addr)
+{
+    return addr >= key && addr - key < size;
+}
+
 static freed_block freed[FREED_KEPT];
 static UInt freed_next, freed_count;
 
@@ -60,7 +66,7 @@ static const freed_block *freed_find(Addr addr)
 {
     for (UInt i = 1; i <= freed_count; i++) {
         const freed_block *f = &freed[(freed_next + FREED_KEPT - i) % FREED_KEPT];
-        if (addr >= f->key && addr - f->key < f->size)
+        if (block_holds(f->key, f->size, addr))
             return f;
     }
     return NULL;
@@ -280,7 +286,7 @@ Bool rp_heap_describe(Addr addr, AddrInfo *ai)
 
     VG_(HT_ResetIter)(blocks);
     while ((b = VG_(HT_Next)(blocks)) != NULL) {
-        if (addr < b->key || addr - b->key >= b->size)
+        if (!block_holds(b->key, b->size, addr))
             continue;
         describe_block(ai, addr, b->key, b->size, b->allocated_at, b->owner,
                        VG_(null_ExeContext)());

@@ -296,9 +296,6 @@ void rp_threads_detach(ThreadId caller, UWord child_pthread, Bool self)
         detach(node->rp_tid);
 }
 
-/* The real pthread_create has returned in `parent`: the thread it cloned is
- * the last child Valgrind saw that parent create (a thread cannot create
- * two threads within one pthread_create). */
 /* pthread_t value `pthread` names racepred thread `tid` from now on. */
 static void map_pthread(UWord pthread, rp_tid_t tid)
 {
@@ -311,6 +308,9 @@ static void map_pthread(UWord pthread, rp_tid_t tid)
     VG_(HT_add_node)(by_pthread, node);
 }
 
+/* The real pthread_create has returned in `parent`: the thread it cloned is
+ * the last child Valgrind saw that parent create (a thread cannot create
+ * two threads within one pthread_create). */
 void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached)
 {
     rp_tid_t child = threads[rp_threads_of_vg(parent)].last_child;
