@@ -20,6 +20,7 @@
 #include "rp_heap.h"
 #include "rp_instrument.h"
 #include "rp_locks.h"
+#include "rp_tasks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
 
@@ -86,6 +87,30 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_SWITCHES:
         *ret = rp_threads_switches;
         return True;
+    case RP_USERREQ_TASK_CREATE:
+        *ret = rp_tasks_create(tid);
+        return True;
+    case RP_USERREQ_TASK_DEPEND:
+        rp_tasks_depend(arg[1], arg[2], arg[3] != 0);
+        break;
+    case RP_USERREQ_TASK_BEGIN:
+        rp_tasks_begin(tid, arg[1]);
+        break;
+    case RP_USERREQ_TASK_END:
+        rp_tasks_end(tid, arg[1], arg[2] != 0);
+        break;
+    case RP_USERREQ_TASK_WAIT:
+        rp_tasks_wait(tid);
+        break;
+    case RP_USERREQ_TASK_WAIT_DEPEND:
+        rp_tasks_wait_depend(tid, arg[1], arg[2] != 0);
+        break;
+    case RP_USERREQ_TASKS_DONE:
+        rp_tasks_all_done(tid);
+        break;
+    case RP_USERREQ_TASK_UNFOLLOWED:
+        rp_tasks_unfollowed();
+        break;
     default:
         /* In racepred's range but neither the preload's nor racepred.h's:
          * handled here, so that Valgrind does not stop the program. */

@@ -59,7 +59,27 @@ typedef enum {
     RP_USERREQ_SWITCHES,
     /* arg1 = pthread_t the caller is about to detach, arg2 = 1 when it is
      * the caller's own. */
-    RP_USERREQ_THREAD_DETACH
+    RP_USERREQ_THREAD_DETACH,
+    /* An OpenMP task is about to be handed to the runtime (rp_tasks.h):
+     * returns its handle, handle & 1 set when it runs as a thread of its
+     * own (0 outside Valgrind). */
+    RP_USERREQ_TASK_CREATE,
+    /* arg1 = task handle, arg2 = address of a dependence, arg3 = 1 for
+     * out, inout, mutexinoutset or depobj, 0 for in. */
+    RP_USERREQ_TASK_DEPEND,
+    /* arg1 = task handle: the task's body starts, then has ended; arg2 of
+     * TASK_END = 1 when it ran inside its creator's call (included). */
+    RP_USERREQ_TASK_BEGIN,
+    RP_USERREQ_TASK_END,
+    /* A taskwait is over: the caller's child tasks have ended. */
+    RP_USERREQ_TASK_WAIT,
+    /* arg1 = address, arg2 = 1 for out: a `taskwait depend` is over. */
+    RP_USERREQ_TASK_WAIT_DEPEND,
+    /* A barrier, taskgroup or parallel region is over: every task has
+     * ended. */
+    RP_USERREQ_TASKS_DONE,
+    /* A task racepred cannot follow was handed to the runtime (detach). */
+    RP_USERREQ_TASK_UNFOLLOWED
 } rp_userreq;
 
 /* Not requests but announcements (rp_preload.h's announcing nops, a

@@ -318,6 +318,9 @@ static void announce_thread(rp_tid_t tid)
     VG_(umsg)("\n");
     if (created_at == NULL) {
         VG_(umsg)("Thread #%u is the program's root thread\n", tid + 1);
+    } else if (rp_threads_is_task(tid)) {
+        VG_(umsg)("Thread #%u is an OpenMP task, created\n", tid + 1);
+        VG_(pp_ExeContext)(created_at);
     } else {
         VG_(umsg)("Thread #%u was created\n", tid + 1);
         VG_(pp_ExeContext)(created_at);

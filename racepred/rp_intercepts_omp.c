@@ -26,6 +26,7 @@
  * thread switch per iteration.  Tasks: see below.
  */
 #include <sched.h>
+#include <stdlib.h>
 
 #include "rp_preload.h"
 
@@ -193,11 +194,16 @@ static int task_may_yield(unsigned long n)
     return n < RP_TASK_YIELD_FIRST || n % RP_TASK_YIELD_EVERY == 0;
 }
 
-void rp_omp_task_begins(void)
+static void count_task_begin(void)
 {
     __atomic_add_fetch(&tasks_started, 1, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&tasks_running, 1, __ATOMIC_SEQ_CST);
     tasks_nested++;
+}
+
+void rp_omp_task_begins(void)
+{
+    count_task_begin();
     if (task_may_yield(tasks_run++))
         let_others_in();
 }
@@ -231,12 +237,40 @@ void rp_omp_task_created(unsigned long started_before, int switches)
     }
 }
 
-static void run_task(void *block)
-{
-    const rp_task_head *head = block;
+/* The block a task's trampoline runs, on the heap: its head, then the
+ * task's arguments at args_offset.  Only a pointer to it goes through
+ * the runtime, whose copy of it the trampoline reads (the preload's own
+ * loads and stores are not the program's, rp_filter.h), so that the
+ * arguments are written before the task's thread is forked from its
+ * creator's (RP_USERREQ_TASK_CREATE), and the task's own thread reads
+ * them and frees the block. */
+typedef struct rp_task_block {
+    void (*fn)(void *);
+    void *raw;                  /* what malloc returned */
+    unsigned long args_offset;
+    unsigned long handle;       /* RP_USERREQ_TASK_CREATE's answer */
+} rp_task_block;
 
-    rp_omp_task_begins();
-    head->fn((char *)block + head->args_offset);
+/* The handle of the task this thread's GOMP_task is handing over: its
+ * body runs inside the call (undeferred, included, or a full queue). */
+static __thread unsigned long task_being_created RP_TLS;
+
+static void run_task(void *data)
+{
+    rp_task_block *block = *(rp_task_block **)data;
+    unsigned long handle = block->handle;
+    int own_thread = (int)(handle & 1);
+
+    /* A task of its own thread is unordered with the others wherever it
+     * runs: no yield. */
+    if (own_thread)
+        count_task_begin();
+    else
+        rp_omp_task_begins();
+    RP_REQUEST(RP_USERREQ_TASK_BEGIN, handle, 0);
+    block->fn((char *)block + block->args_offset);
+    free(block->raw);
+    RP_REQUEST(RP_USERREQ_TASK_END, handle, handle == task_being_created);
     rp_omp_task_ends();
 }
 
@@ -263,36 +297,232 @@ static void fill_block(char *block, rp_task_head *head, void (*fn)(void *),
     __builtin_memcpy(block + offset, data, (unsigned long)arg_size);
 }
 
+/* GCC's dependence arrays (libgomp's task.c): either {n, n_out, addresses:
+ * out and inout first, then in}, or {0, n, n_out, n_mutexinoutset, n_in,
+ * addresses in that order, then depobjs: pointers to {address, kind}}.
+ * Sends each as `request` (handle first when there is one); a
+ * mutexinoutset or depobj counts as out, as libgomp treats mutexinoutset
+ * (an out orders more than the others, never less). */
+static void send_dependences(void **depend, int request, unsigned long handle)
+{
+    unsigned long n, n_out, n_plain, first, i;
+
+    if (depend[0] != 0) {
+        n = (unsigned long)depend[0];
+        n_out = (unsigned long)depend[1];
+        n_plain = n;
+        first = 2;
+    } else {
+        n = (unsigned long)depend[1];
+        n_out = (unsigned long)depend[2] + (unsigned long)depend[3];
+        n_plain = n_out + (unsigned long)depend[4];
+        first = 5;
+    }
+    for (i = 0; i < n; i++) {
+        void *addr = depend[first + i];
+        int is_out = i < n_out || i >= n_plain;
+
+        if (i >= n_plain)
+            addr = ((void **)addr)[0];
+        if (request == RP_USERREQ_TASK_DEPEND)
+            RP_REQUEST3(request, handle, addr, is_out);
+        else
+            RP_REQUEST(request, addr, is_out);
+    }
+}
+
+#define RP_GOMP_TASK_FLAG_DEPEND (1u << 3)
+
+/* The task's block, filled: its arguments copied, or built by cpyfn as
+ * libgomp would; NULL if malloc fails. */
+static rp_task_block *task_block_new(void (*fn)(void *), void *data,
+                                     void (*cpyfn)(void *, void *), long arg_size,
+                                     long arg_align)
+{
+    unsigned long align = block_align(arg_align);
+    unsigned long offset = round_up(sizeof(rp_task_block), align);
+    char *raw = malloc(offset + (unsigned long)arg_size + align);
+    rp_task_block *block;
+
+    if (raw == NULL)
+        return NULL;
+    block = (rp_task_block *)round_up((unsigned long)raw, align);
+    block->fn = fn;
+    block->raw = raw;
+    block->args_offset = offset;
+    if (cpyfn != NULL)
+        cpyfn((char *)block + offset, data);
+    else
+        __builtin_memcpy((char *)block + offset, data, (unsigned long)arg_size);
+    return block;
+}
+
 RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
              long arg_size, long arg_align, _Bool if_clause, unsigned flags, void **depend,
              int priority, void *detach)
 {
     OrigFn orig;
-    unsigned long align, offset, size;
+    rp_task_block *block = NULL;
+    unsigned long handle, outer_task, started;
     long ignored;
 
     VALGRIND_GET_ORIG_FN(orig);
-    if (cpyfn != NULL || !if_clause || detach != NULL || arg_size < 0
-        || arg_size > RP_TASK_ARGS_MAX) {
+    if (detach != NULL)
+        RP_REQUEST(RP_USERREQ_TASK_UNFOLLOWED, 0, 0);
+    else if (arg_size >= 0)
+        block = task_block_new(fn, data, cpyfn, arg_size, arg_align);
+    if (block == NULL) {
         CALL_FN_W_10W(ignored, orig, fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
                       depend, priority, detach);
         (void)ignored;
         return;
     }
-    align = block_align(arg_align);
-    offset = round_up(sizeof(rp_task_head), align);
-    size = offset + (unsigned long)arg_size;
-    {
-        char raw[size + align];
-        char *block = (char *)round_up((unsigned long)raw, align);
-        unsigned long started = rp_omp_tasks_started();
-
-        fill_block(block, (rp_task_head *)block, fn, offset, data, arg_size);
-        CALL_FN_W_10W(ignored, orig, run_task, block, NULL, size, align, if_clause, flags,
-                      depend, priority, detach);
-        (void)ignored;
+    /* The block may be gone when the call returns: its handle is kept. */
+    handle = block->handle = RP_REQUEST_EXPR(RP_USERREQ_TASK_CREATE, 0, 0);
+    if ((flags & RP_GOMP_TASK_FLAG_DEPEND) != 0 && depend != NULL)
+        send_dependences(depend, RP_USERREQ_TASK_DEPEND, handle);
+    started = rp_omp_tasks_started();
+    outer_task = task_being_created;
+    task_being_created = handle;
+    CALL_FN_W_10W(ignored, orig, run_task, &block, NULL, sizeof block, sizeof block,
+                  if_clause, flags, depend, priority, detach);
+    (void)ignored;
+    task_being_created = outer_task;
+    if (if_clause && (handle & 1) == 0)
         rp_omp_task_created(started, RP_GOMP_TASK_CREATED_SWITCHES);
+}
+
+/* ---- where tasks have ended -----------------------------------------------
+ *
+ * Tasks of their own threads (rp_tasks.h) are ordered before what follows
+ * the points where OpenMP says they have ended, told to the tool after
+ * the real call: a taskwait (the caller's children), a `taskwait depend`
+ * (its dependences), and every call that ends in a barrier of the team
+ * (all tasks): explicit and worksharing barriers, the end of a taskgroup
+ * and of a parallel region, a host `teams` or `target` region.  The
+ * wrappers pass every argument on as a word. */
+typedef unsigned long rp_word;
+
+static rp_word tasks_done(rp_word result)
+{
+    RP_REQUEST(RP_USERREQ_TASKS_DONE, 0, 0);
+    return result;
+}
+
+#define RP_GOMP_DONE_0(f)                                                    \
+    RP_GOMP_FUNC(rp_word, f, void)                                           \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        rp_word r;                                                           \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_v(r, fn);                                                  \
+        return tasks_done(r);                                                \
     }
+#define RP_GOMP_DONE_1(f)                                                    \
+    RP_GOMP_FUNC(rp_word, f, rp_word a1)                                     \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        rp_word r;                                                           \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_W(r, fn, a1);                                              \
+        return tasks_done(r);                                                \
+    }
+#define RP_GOMP_DONE_4(f)                                                    \
+    RP_GOMP_FUNC(rp_word, f, rp_word a1, rp_word a2, rp_word a3, rp_word a4) \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        rp_word r;                                                           \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_WWWW(r, fn, a1, a2, a3, a4);                               \
+        return tasks_done(r);                                                \
+    }
+#define RP_GOMP_DONE_5(f)                                                    \
+    RP_GOMP_FUNC(rp_word, f, rp_word a1, rp_word a2, rp_word a3, rp_word a4, \
+                 rp_word a5)                                                 \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        rp_word r;                                                           \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_5W(r, fn, a1, a2, a3, a4, a5);                             \
+        return tasks_done(r);                                                \
+    }
+#define RP_GOMP_DONE_7(f)                                                    \
+    RP_GOMP_FUNC(rp_word, f, rp_word a1, rp_word a2, rp_word a3, rp_word a4, \
+                 rp_word a5, rp_word a6, rp_word a7)                         \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        rp_word r;                                                           \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_7W(r, fn, a1, a2, a3, a4, a5, a6, a7);                     \
+        return tasks_done(r);                                                \
+    }
+#define RP_GOMP_DONE_8(f)                                                    \
+    RP_GOMP_FUNC(rp_word, f, rp_word a1, rp_word a2, rp_word a3, rp_word a4, \
+                 rp_word a5, rp_word a6, rp_word a7, rp_word a8)             \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        rp_word r;                                                           \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_8W(r, fn, a1, a2, a3, a4, a5, a6, a7, a8);                 \
+        return tasks_done(r);                                                \
+    }
+#define RP_GOMP_DONE_9(f)                                                    \
+    RP_GOMP_FUNC(rp_word, f, rp_word a1, rp_word a2, rp_word a3, rp_word a4, \
+                 rp_word a5, rp_word a6, rp_word a7, rp_word a8, rp_word a9) \
+    {                                                                        \
+        OrigFn fn;                                                           \
+        rp_word r;                                                           \
+        VALGRIND_GET_ORIG_FN(fn);                                            \
+        CALL_FN_W_9W(r, fn, a1, a2, a3, a4, a5, a6, a7, a8, a9);             \
+        return tasks_done(r);                                                \
+    }
+
+/* Barriers, worksharing ends, a taskgroup's end, the old-style parallel
+ * region's end: no arguments, or a cancellation flag. */
+RP_GOMP_DONE_0(GOMP_barrier)
+RP_GOMP_DONE_0(GOMP_barrier_cancel)
+RP_GOMP_DONE_0(GOMP_loop_end)
+RP_GOMP_DONE_0(GOMP_loop_end_cancel)
+RP_GOMP_DONE_0(GOMP_sections_end)
+RP_GOMP_DONE_0(GOMP_sections_end_cancel)
+RP_GOMP_DONE_0(GOMP_taskgroup_end)
+RP_GOMP_DONE_0(GOMP_parallel_end)
+RP_GOMP_DONE_1(GOMP_workshare_task_reduction_unregister)
+/* Parallel regions: (fn, data, num_threads, [count or loop bounds,]
+ * flags); teams on the host: (fn, data, num_teams, thread_limit, flags);
+ * target regions run on the host: GOMP_target (7 words), GOMP_target_ext
+ * (9). */
+RP_GOMP_DONE_4(GOMP_parallel)
+RP_GOMP_DONE_4(GOMP_parallel_reductions)
+RP_GOMP_DONE_5(GOMP_parallel_sections)
+RP_GOMP_DONE_5(GOMP_teams_reg)
+RP_GOMP_DONE_8(GOMP_parallel_loop_static)
+RP_GOMP_DONE_8(GOMP_parallel_loop_dynamic)
+RP_GOMP_DONE_8(GOMP_parallel_loop_guided)
+RP_GOMP_DONE_8(GOMP_parallel_loop_nonmonotonic_dynamic)
+RP_GOMP_DONE_8(GOMP_parallel_loop_nonmonotonic_guided)
+RP_GOMP_DONE_7(GOMP_parallel_loop_runtime)
+RP_GOMP_DONE_7(GOMP_parallel_loop_nonmonotonic_runtime)
+RP_GOMP_DONE_7(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+RP_GOMP_DONE_7(GOMP_target)
+RP_GOMP_DONE_9(GOMP_target_ext)
+
+RP_GOMP_FUNC(void, GOMP_taskwait, void)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_v_v(fn);
+    RP_REQUEST(RP_USERREQ_TASK_WAIT, 0, 0);
+}
+
+RP_GOMP_FUNC(void, GOMP_taskwait_depend, void **depend)
+{
+    OrigFn fn;
+
+    VALGRIND_GET_ORIG_FN(fn);
+    CALL_FN_v_W(fn, depend);
+    send_dependences(depend, RP_USERREQ_TASK_WAIT_DEPEND, 0);
 }
 
 /* ---- taskloops -------------------------------------------------------------
@@ -332,6 +562,15 @@ static void run_taskloop(void *block)
     rp_omp_task_ends();
 }
 
+#define RP_GOMP_TASK_FLAG_NOGROUP (1u << 11)
+
+/* A taskloop without nogroup is a taskgroup: its tasks have ended. */
+static void taskloop_done(unsigned flags)
+{
+    if ((flags & RP_GOMP_TASK_FLAG_NOGROUP) == 0)
+        tasks_done(0);
+}
+
 /* Both variants: their bounds are 8-byte words either way. */
 #define RP_GOMP_TASKLOOP(name, bound_ty)                                               \
     RP_GOMP_FUNC(void, name, void (*fn)(void *), void *data,                           \
@@ -349,6 +588,7 @@ static void run_taskloop(void *block)
             CALL_FN_W_11W(ignored, orig, fn, data, cpyfn, arg_size, arg_align, flags,  \
                           num_tasks, priority, start, end, step);                      \
             (void)ignored;                                                             \
+            taskloop_done(flags);                                                      \
             return;                                                                    \
         }                                                                              \
         align = block_align(arg_align);                                                \
@@ -363,6 +603,7 @@ static void run_taskloop(void *block)
             CALL_FN_W_11W(ignored, orig, run_taskloop, block, NULL, size, align, flags, \
                           num_tasks, priority, start, end, step);                      \
             (void)ignored;                                                             \
+            taskloop_done(flags);                                                      \
         }                                                                              \
     }
 

@@ -33,6 +33,7 @@
 #include "rp_record.h"
 #include "rp_reserve.h"
 #include "rp_syscalls.h"
+#include "rp_tasks.h"
 #include "rp_sarif.h"
 #include "rp_sched.h"
 #include "rp_spill.h"
@@ -126,6 +127,7 @@ static Bool process_option(const HChar *arg)
                           RP_OFFLINE_MIN_EVENTS, RP_OFFLINE_MAX_EVENTS_LIMIT) {
     } else if VG_BINT_CLO(arg, "--offline-spill", clo_offline_spill_mb, 0, 1LL << 30) {
     } else if VG_BINT_CLO(arg, "--max-memory", clo_max_memory_mb, 0, 1LL << 30) {
+    } else if VG_BINT_CLO(arg, "--omp-task-threads", rp_tasks_max_threads, 0, 1 << 20) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--block-repeats", rp_instrument_block_repeats) {
     } else if VG_BOOL_CLO(arg, "--private-stacks", rp_stacks_enabled) {
@@ -193,7 +195,10 @@ static void print_usage(void)
 "                              thread since their frame was made [yes]\n"
 "    --skip-alone=yes|no       plain accesses are not checked while the program\n"
 "                              has one thread, which has joined every other\n"
-"                              (none of them can race) [yes]\n");
+"                              (none of them can race) [yes]\n"
+"    --omp-task-threads=N      the first N OpenMP tasks (libgomp) run as\n"
+"                              threads of their own, the others as their\n"
+"                              runner's events (0..1048576) [1024]\n");
     VG_(printf)(
 "    --window=N                events kept to build witnesses for predicted\n"
 "                              races (%u..%u, 24 bytes each) [%u]\n",
@@ -310,6 +315,8 @@ static void finish_detection(void)
     if (VG_(clo_verbosity) > 1)
         VG_(umsg)("racepred: %llu variables polled by spin loops made synchronisation\n",
                   rp_instrument_spin_variables);
+    if (VG_(clo_verbosity) > 1)
+        rp_tasks_print_stats();
     if (VG_(clo_verbosity) > 1)
         VG_(umsg)("racepred: %llu accesses left out of the code as repeats within "
                   "their superblock (counted once per translation)\n",

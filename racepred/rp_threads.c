@@ -33,6 +33,7 @@ typedef struct {
     Bool exited;
     Bool joined;              /* the JOIN edge is in the stream */
     Bool detached;            /* never joined: gone once exited */
+    Bool is_task;             /* an OpenMP task's own thread (rp_tasks.h) */
     rp_tid_t last_child;      /* the thread it created last */
     rp_tid_t waiting_joiner;  /* a thread blocked in pthread_join on it */
     ExeContext *created_at;   /* NULL for the root thread */
@@ -55,6 +56,8 @@ static rp_tid_t n_threads;
 static rp_tid_t threads_capacity;
 static VgHashTable *by_pthread;
 
+/* A record for a new racepred thread, run by vg_tid (VG_INVALID_THREADID:
+ * by none yet). */
 static rp_tid_t thread_new(ThreadId vg_tid)
 {
     rp_thread *t;
@@ -72,8 +75,10 @@ static rp_tid_t thread_new(ThreadId vg_tid)
     t->last_child = RP_NO_THREAD;
     t->waiting_joiner = RP_NO_THREAD;
     t->created_at = NULL;
+    t->is_task = False;
     VG_(memset)(t->ignore_depth, 0, sizeof t->ignore_depth);
-    rp_by_vg[vg_tid] = n_threads;
+    if (vg_tid != VG_INVALID_THREADID)
+        rp_by_vg[vg_tid] = n_threads;
     return n_threads++;
 }
 
@@ -237,6 +242,51 @@ void rp_threads_init(void)
     VG_(track_pre_thread_first_insn)(on_first_insn);
     VG_(track_start_client_code)(on_start_client_code);
     VG_(track_pre_thread_ll_exit)(on_ll_exit);
+}
+
+rp_tid_t rp_threads_task_new(ThreadId creator)
+{
+    rp_tid_t task = thread_new(VG_INVALID_THREADID);
+
+    threads[task].is_task = True;
+    threads[task].created_at = VG_(record_ExeContext)(creator, 0);
+    /* The task may be handed addresses of its creator's stack. */
+    rp_stacks_escape(creator);
+    rp_tool_emit(RP_EV_FORK, rp_by_vg[creator], task, 0, 0);
+    return task;
+}
+
+rp_tid_t rp_threads_task_enter(ThreadId vg_tid, rp_tid_t task)
+{
+    rp_tid_t outer = rp_threads_of_vg(vg_tid);
+
+    threads[task].vg_tid = vg_tid;
+    rp_by_vg[vg_tid] = task;
+    if (vg_tid == rp_threads_current_vg)
+        switch_to(vg_tid);
+    return outer;
+}
+
+void rp_threads_task_leave(ThreadId vg_tid, rp_tid_t task, rp_tid_t outer, Bool join)
+{
+    threads[task].exited = True;
+    threads[task].vg_tid = VG_INVALID_THREADID;
+    rp_by_vg[vg_tid] = outer;
+    if (vg_tid == rp_threads_current_vg)
+        switch_to(vg_tid);
+    if (rp_tool_engine != NULL)
+        rp_engine_thread_end(rp_tool_engine, task);
+    if (join) {
+        threads[task].joined = True;
+        rp_tool_emit(RP_EV_JOIN, outer, task, 0, 0);
+    } else if (rp_tool_engine != NULL) {
+        rp_engine_thread_gone(rp_tool_engine, task);
+    }
+}
+
+Bool rp_threads_is_task(rp_tid_t tid)
+{
+    return tid < n_threads && threads[tid].is_task;
 }
 
 Bool rp_threads_is_live(ThreadId vg_tid)

@@ -75,6 +75,16 @@ Bool rp_threads_alone(void);
  * the root thread. */
 ExeContext *rp_threads_created_at(rp_tid_t tid);
 
+/* OpenMP tasks as threads of their own (rp_tasks.h).  A new task's
+ * thread, forked from `creator`'s current one; `vg_tid` runs `task` until
+ * it leaves it (enter returns the identity it interrupts, which leave
+ * gives back); `join`: the task ran inside its creator's call, which is
+ * ordered after it (else it is gone as a detached thread is). */
+rp_tid_t rp_threads_task_new(ThreadId creator);
+rp_tid_t rp_threads_task_enter(ThreadId vg_tid, rp_tid_t task);
+void rp_threads_task_leave(ThreadId vg_tid, rp_tid_t task, rp_tid_t outer, Bool join);
+Bool rp_threads_is_task(rp_tid_t tid);
+
 /* Detached threads whose state went when they exited (-v). */
 extern rp_tid_t rp_threads_detached_gone;
 

@@ -1,11 +1,12 @@
 /* Malformed client requests: a null object, huge and wrapping sizes, an
- * END without BEGIN, and request numbers in racepred's range that do not
- * exist.  Each kind is reported once, in one line, and ignored; the
+ * END without BEGIN, request numbers in racepred's range that do not
+ * exist, and the preload's task requests with handles nobody made.  Each kind is reported once, in one line, and ignored; the
  * program runs to its end with its own exit code.  Unaligned objects and
  * ranges, and a range nothing is mapped at, are legal requests: they are
  * taken silently. */
 #include <stdio.h>
 #include "racepred.h"
+#include "rp_clientreq.h"
 
 int main(void)
 {
@@ -28,6 +29,13 @@ int main(void)
                                         1, 2, 3, 4, 5);
         VALGRIND_DO_CLIENT_REQUEST_STMT(VG_USERREQ_TOOL_BASE('R', 'P') + 0xffff,
                                         0, 0, 0, 0, 0);
+        /* The preload's task requests (rp_tasks.h), with handles the tool
+         * never handed out: taken silently. */
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_BEGIN, 12345, 0, 0, 0, 0);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_DEPEND, 7, &x, 1, 0, 0);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_END, (unsigned long)-1, 1, 0, 0, 0);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_END, 0, 0, 0, 0, 0);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_WAIT_DEPEND, NULL, 1, 0, 0, 0);
     }
     x = 3;
     printf("x=%d\n", x);

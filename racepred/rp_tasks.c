@@ -1,0 +1,262 @@
+/* rp_tasks.c — OpenMP tasks as threads of their own (rp_tasks.h). */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+
+#include "rp_tasks.h"
+#include "rp_threads.h"
+#include "rp_tool.h"
+#include "rp_u64map.h"
+
+UInt rp_tasks_max_threads = 1024;
+
+/* Synchronisation objects, above every user address and apart from
+ * rp_syscalls.c's (bit 62, and small numbers under bit 61). */
+#define KEY_TASKS ((1ULL << 63) | (1ULL << 61))
+#define KEY_ALL_TASKS KEY_TASKS
+#define KEY_CHILDREN(tid) (KEY_TASKS | (1ULL << 60) | (ULong)(tid))
+#define KEY_DEPENDENCE(n) (KEY_TASKS | (1ULL << 59) | ((ULong)(n) << 1))
+#define NO_TASK_THREAD ((rp_tid_t)-1)
+
+/* A dependence of a task: the objects of its address under its creator,
+ * `key` for out tasks, `key | 1` for in tasks. */
+typedef struct {
+    ULong key;
+    Bool is_out;
+} task_dependence;
+
+typedef struct {
+    Bool in_use, begun;
+    rp_tid_t thread;       /* its own, or NO_TASK_THREAD: its runner's */
+    rp_tid_t creator;
+    rp_tid_t outer;        /* the identity it interrupted, while it runs */
+    task_dependence *deps;
+    UInt n_deps, cap_deps;
+    UInt next_free;        /* free list, index + 1 (0: end) */
+} task_record;
+
+static task_record *records;
+static UInt cap_records, n_used, first_free;
+
+/* creator thread -> (address -> dependence key). */
+static rp_u64map dependence_tables;
+static ULong next_key;
+
+static UInt task_threads, runner_tasks;
+static Bool unfollowed;
+
+static UWord handle_of(UInt index, Bool own_thread)
+{
+    return (UWord)(index + 1) << 1 | (own_thread ? 1 : 0);
+}
+
+/* The record a handle names, or NULL for anything the tool did not hand
+ * out (a client request with a garbage argument changes nothing). */
+static task_record *record_of(UWord handle)
+{
+    UWord index = (handle >> 1) - 1;
+
+    if (handle < 2 || index >= n_used || !records[index].in_use)
+        return NULL;
+    return &records[index];
+}
+
+static UInt record_new(void)
+{
+    UInt index;
+
+    if (first_free != 0) {
+        index = first_free - 1;
+        first_free = records[index].next_free;
+    } else {
+        if (n_used == cap_records)
+            records = rp_tool_grow_zeroed("rp.tasks.records", records, &cap_records, n_used,
+                                          sizeof *records);
+        index = n_used++;
+    }
+    VG_(memset)(&records[index], 0, sizeof records[index]);
+    records[index].in_use = True;
+    return index;
+}
+
+static void record_free(task_record *r)
+{
+    if (r->deps != NULL)
+        VG_(free)(r->deps);
+    VG_(memset)(r, 0, sizeof *r);
+    r->next_free = first_free;
+    first_free = (UInt)(r - records) + 1;
+}
+
+static void emit_sync(rp_event_kind kind, rp_tid_t tid, ULong object)
+{
+    rp_tool_emit(kind, tid, object, 0, 0);
+}
+
+/* ---- dependence objects ----------------------------------------------- */
+
+/* Whether the next task may have a thread of its own. */
+static Bool threads_left(void)
+{
+    return !unfollowed && task_threads < rp_tasks_max_threads;
+}
+
+/* The table's value for an address whose dependences have no objects. */
+#define NO_OBJECTS ((void *)1)
+
+/* The key of `addr` among creator's children; 0 when there is none.
+ * `make`: for a task of its own thread, which needs the objects: one is
+ * made if there was none.  Keys are never used again (an object keeps
+ * every clock it received), so there are at most as many as dependences
+ * of tasks that had threads of their own: the tasks after those run on
+ * their runners' threads, and where no task of its own thread uses an
+ * entry, the runtime's own synchronisation orders them. */
+static ULong dependence_key(rp_tid_t creator, Addr addr, Bool make)
+{
+    rp_u64map *table = u64map_get(&dependence_tables, creator);
+    void *value;
+
+    if (table == NULL) {
+        table = VG_(malloc)("rp.tasks.table", sizeof *table);
+        u64map_init(table);
+        u64map_put(&dependence_tables, creator, table);
+    }
+    value = u64map_get(table, addr);
+    if (make && (value == NULL || value == NO_OBJECTS))
+        value = (void *)(UWord)KEY_DEPENDENCE(next_key++);
+    else if (value == NULL)
+        value = NO_OBJECTS;
+    u64map_put(table, addr, value);
+    return value == NO_OBJECTS ? 0 : (ULong)(UWord)value;
+}
+
+/* creator's children have all ended: their dependences order nothing
+ * that creator's clock does not. */
+static void dependences_drop(rp_tid_t creator)
+{
+    rp_u64map *table = u64map_remove(&dependence_tables, creator);
+
+    if (table == NULL)
+        return;
+    u64map_free(table);
+    VG_(free)(table);
+}
+
+/* Receives what a task (or a `taskwait depend`) with this dependence
+ * waits for. */
+static void dependence_receive(rp_tid_t tid, ULong key, Bool is_out)
+{
+    emit_sync(RP_EV_SYNC_RECV, tid, key);
+    if (is_out)
+        emit_sync(RP_EV_SYNC_RECV, tid, key | 1);
+}
+
+/* ---- the requests ----------------------------------------------------- */
+
+UWord rp_tasks_create(ThreadId vg_tid)
+{
+    UInt index = record_new();
+    task_record *r = &records[index];
+    Bool own = threads_left();
+
+    r->creator = rp_threads_of_vg(vg_tid);
+    r->thread = own ? rp_threads_task_new(vg_tid) : NO_TASK_THREAD;
+    if (own)
+        task_threads++;
+    else
+        runner_tasks++;
+    return handle_of(index, own);
+}
+
+void rp_tasks_depend(UWord handle, Addr addr, Bool is_out)
+{
+    task_record *r = record_of(handle);
+
+    ULong key;
+
+    if (r == NULL || r->begun)
+        return;
+    key = dependence_key(r->creator, addr, r->thread != NO_TASK_THREAD);
+    if (key == 0)
+        return;
+    if (r->n_deps == r->cap_deps) {
+        r->cap_deps = r->cap_deps ? 2 * r->cap_deps : 4;
+        r->deps = VG_(realloc)("rp.tasks.deps", r->deps, r->cap_deps * sizeof *r->deps);
+    }
+    r->deps[r->n_deps].key = key;
+    r->deps[r->n_deps].is_out = is_out;
+    r->n_deps++;
+}
+
+void rp_tasks_begin(ThreadId vg_tid, UWord handle)
+{
+    task_record *r = record_of(handle);
+    rp_tid_t self;
+
+    if (r == NULL || r->begun)
+        return;
+    r->begun = True;
+    if (r->thread != NO_TASK_THREAD)
+        r->outer = rp_threads_task_enter(vg_tid, r->thread);
+    self = rp_threads_of_vg(vg_tid);
+    for (UInt i = 0; i < r->n_deps; i++)
+        dependence_receive(self, r->deps[i].key, r->deps[i].is_out);
+}
+
+void rp_tasks_end(ThreadId vg_tid, UWord handle, Bool included)
+{
+    task_record *r = record_of(handle);
+    rp_tid_t self = rp_threads_of_vg(vg_tid);
+
+    /* Only the task running now on this thread can end here. */
+    if (r == NULL || !r->begun || (r->thread != NO_TASK_THREAD && r->thread != self))
+        return;
+    for (UInt i = 0; i < r->n_deps; i++)
+        emit_sync(RP_EV_SYNC_SEND, self, r->deps[i].key | (r->deps[i].is_out ? 0 : 1));
+    emit_sync(RP_EV_SYNC_SEND, self, KEY_CHILDREN(r->creator));
+    emit_sync(RP_EV_SYNC_SEND, self, KEY_ALL_TASKS);
+    if (r->thread != NO_TASK_THREAD) {
+        dependences_drop(r->thread);
+        rp_threads_task_leave(vg_tid, r->thread, r->outer, included);
+    }
+    record_free(r);
+}
+
+void rp_tasks_wait(ThreadId vg_tid)
+{
+    rp_tid_t self = rp_threads_of_vg(vg_tid);
+
+    emit_sync(RP_EV_SYNC_RECV, self, KEY_CHILDREN(self));
+    dependences_drop(self);
+}
+
+void rp_tasks_wait_depend(ThreadId vg_tid, Addr addr, Bool is_out)
+{
+    rp_tid_t self = rp_threads_of_vg(vg_tid);
+    rp_u64map *table = u64map_get(&dependence_tables, self);
+    void *key = table != NULL ? u64map_get(table, addr) : NULL;
+
+    if (key != NULL && key != NO_OBJECTS)
+        dependence_receive(self, (ULong)(UWord)key, is_out);
+}
+
+void rp_tasks_all_done(ThreadId vg_tid)
+{
+    rp_tid_t self = rp_threads_of_vg(vg_tid);
+
+    emit_sync(RP_EV_SYNC_RECV, self, KEY_ALL_TASKS);
+    dependences_drop(self);
+}
+
+void rp_tasks_unfollowed(void)
+{
+    unfollowed = True;
+}
+
+void rp_tasks_print_stats(void)
+{
+    if (task_threads + runner_tasks > 0)
+        VG_(umsg)("racepred: %u OpenMP tasks ran as threads of their own, %u as their "
+                  "runners' events (--omp-task-threads=%u%s)\n", task_threads, runner_tasks,
+                  rp_tasks_max_threads, unfollowed ? ", then a task with detach" : "");
+}
