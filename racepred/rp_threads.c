@@ -106,6 +106,8 @@ static void emit_join(rp_tid_t joiner, rp_tid_t joined)
         rp_stacks_alone_begins();
 }
 
+static Bool threads_cloned;
+
 /* Called at clone() time, with the parent running.  The root thread
  * arrives with parent 0 (no parent) and becomes racepred thread 0. */
 static void on_ll_create(ThreadId parent, ThreadId child)
@@ -117,8 +119,12 @@ static void on_ll_create(ThreadId parent, ThreadId child)
     tl_assert(rp_by_vg[parent] != RP_NO_THREAD);
     if (unjoined++ == 0)
         rp_stacks_alone_ends(parent);
-    if (child_rp == 1)
+    /* The first thread after the root (tasks may have taken numbers
+     * before it: rp_threads_task_new). */
+    if (!threads_cloned) {
+        threads_cloned = True;
         rp_instrument_alone_ends();
+    }
     /* The new thread may be handed addresses of the parent's stack. */
     rp_stacks_escape(parent);
     threads[rp_by_vg[parent]].last_child = child_rp;

@@ -1115,6 +1115,21 @@ if built omp_task_deps; then
         fi
     done
 fi
+# A task before the first thread takes a thread number: the first thread's
+# creation still ends the root thread's code without access calls.
+if built racy_omp_task_first; then
+    run_native racy_omp_task_first
+    run_tool -q --error-exitcode=42 "$progs/racy_omp_task_first"
+    report_lines "$tmp/err" >"$tmp/report"
+    lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort -u | tr '\n' ' ')
+    if [ "$rc" -eq 42 ] && [ "$lines" = "racy_omp_task_first.c:15) " ] &&
+       grep -q 'inside data symbol "counter"' "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
+        pass "racy_omp_task_first: the threads' race on counter after a task alone"
+    else
+        fail "racy_omp_task_first: exit code $rc, lines '$lines'"
+        cat "$tmp/err"
+    fi
+fi
 run_tool --omp-task-threads=many "$progs/mutex_counter"
 if [ "$rc" -ne 0 ] && grep -q 'Bad option: --omp-task-threads=many' "$tmp/err"; then
     pass "--omp-task-threads=many rejected (exit code $rc)"
