@@ -88,7 +88,7 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         *ret = rp_threads_switches;
         return True;
     case RP_USERREQ_TASK_CREATE:
-        *ret = rp_tasks_create(tid);
+        *ret = rp_tasks_create(tid, arg[1] != 0);
         return True;
     case RP_USERREQ_TASK_DEPEND:
         rp_tasks_depend(arg[1], arg[2], arg[3] != 0);

@@ -60,9 +60,10 @@ typedef enum {
     /* arg1 = pthread_t the caller is about to detach, arg2 = 1 when it is
      * the caller's own. */
     RP_USERREQ_THREAD_DETACH,
-    /* An OpenMP task is about to be handed to the runtime (rp_tasks.h):
-     * returns its handle, handle & 1 set when it runs as a thread of its
-     * own (0 outside Valgrind). */
+    /* An OpenMP task is about to be handed to the runtime (rp_tasks.h);
+     * arg1 = 1 if it has dependences.  Returns its handle, handle & 1 set
+     * when it runs as a thread of its own; 0 (and outside Valgrind):
+     * nothing to tell about it. */
     RP_USERREQ_TASK_CREATE,
     /* arg1 = task handle, arg2 = address of a dependence, arg3 = 1 for
      * out, inout, mutexinoutset or depobj, 0 for in. */

@@ -255,6 +255,16 @@ typedef struct rp_task_block {
  * body runs inside the call (undeferred, included, or a full queue). */
 static __thread unsigned long task_being_created RP_TLS;
 
+/* Set once the tool gives no task a thread of its own any more (past
+ * --omp-task-threads, or after a detach task): a task without
+ * dependences then goes to runner_task at once, as every task did before
+ * (the tool would do nothing with it). */
+static int task_threads_over;
+/* Set at the first task of its own thread: only then do taskwaits,
+ * barriers and the ends of parallel regions have anything to tell the
+ * tool. */
+static int task_threads_used;
+
 static void run_task(void *data)
 {
     rp_task_block *block = *(rp_task_block **)data;
@@ -357,6 +367,51 @@ static rp_task_block *task_block_new(void (*fn)(void *), void *data,
     return block;
 }
 
+/* A task on its runner's thread, as before tasks had threads of their own
+ * (rp_tasks.h): through a trampoline that yields (run_copied_task) on a
+ * block libgomp copies, or unchanged when it has a copy constructor, an
+ * if clause that is false, a detach clause or more than RP_TASK_ARGS_MAX
+ * bytes of arguments. */
+static void run_copied_task(void *block)
+{
+    const rp_task_head *head = block;
+
+    rp_omp_task_begins();
+    head->fn((char *)block + head->args_offset);
+    rp_omp_task_ends();
+}
+
+static void runner_task(OrigFn orig, void (*fn)(void *), void *data,
+                        void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                        _Bool if_clause, unsigned flags, void **depend, int priority,
+                        void *detach)
+{
+    unsigned long align, offset, size;
+    long ignored;
+
+    if (cpyfn != NULL || !if_clause || detach != NULL || arg_size < 0
+        || arg_size > RP_TASK_ARGS_MAX) {
+        CALL_FN_W_10W(ignored, orig, fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
+                      depend, priority, detach);
+        (void)ignored;
+        return;
+    }
+    align = block_align(arg_align);
+    offset = round_up(sizeof(rp_task_head), align);
+    size = offset + (unsigned long)arg_size;
+    {
+        char raw[size + align];
+        char *block = (char *)round_up((unsigned long)raw, align);
+        unsigned long started = rp_omp_tasks_started();
+
+        fill_block(block, (rp_task_head *)block, fn, offset, data, arg_size);
+        CALL_FN_W_10W(ignored, orig, run_copied_task, block, NULL, size, align, if_clause,
+                      flags, depend, priority, detach);
+        (void)ignored;
+        rp_omp_task_created(started, RP_GOMP_TASK_CREATED_SWITCHES);
+    }
+}
+
 RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
              long arg_size, long arg_align, _Bool if_clause, unsigned flags, void **depend,
              int priority, void *detach)
@@ -364,23 +419,32 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     OrigFn orig;
     rp_task_block *block = NULL;
     unsigned long handle, outer_task, started;
+    int has_deps = (flags & RP_GOMP_TASK_FLAG_DEPEND) != 0 && depend != NULL;
     long ignored;
 
     VALGRIND_GET_ORIG_FN(orig);
-    if (detach != NULL)
+    if (detach != NULL) {
         RP_REQUEST(RP_USERREQ_TASK_UNFOLLOWED, 0, 0);
-    else if (arg_size >= 0)
+        task_threads_over = 1;
+    } else if (arg_size >= 0 && (has_deps || !task_threads_over)) {
         block = task_block_new(fn, data, cpyfn, arg_size, arg_align);
-    if (block == NULL) {
-        CALL_FN_W_10W(ignored, orig, fn, data, cpyfn, arg_size, arg_align, if_clause, flags,
-                      depend, priority, detach);
-        (void)ignored;
-        return;
     }
     /* The block may be gone when the call returns: its handle is kept. */
-    handle = block->handle = RP_REQUEST_EXPR(RP_USERREQ_TASK_CREATE, 0, 0);
-    if ((flags & RP_GOMP_TASK_FLAG_DEPEND) != 0 && depend != NULL)
+    handle = block != NULL ? RP_REQUEST_EXPR(RP_USERREQ_TASK_CREATE, has_deps, 0) : 0;
+    if (handle == 0) {
+        if (block != NULL) {
+            free(block->raw);
+            task_threads_over = 1;
+        }
+        runner_task(orig, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                    priority, detach);
+        return;
+    }
+    block->handle = handle;
+    if (has_deps)
         send_dependences(depend, RP_USERREQ_TASK_DEPEND, handle);
+    if (handle & 1)
+        task_threads_used = 1;
     started = rp_omp_tasks_started();
     outer_task = task_being_created;
     task_being_created = handle;
@@ -405,7 +469,8 @@ typedef unsigned long rp_word;
 
 static rp_word tasks_done(rp_word result)
 {
-    RP_REQUEST(RP_USERREQ_TASKS_DONE, 0, 0);
+    if (task_threads_used)
+        RP_REQUEST(RP_USERREQ_TASKS_DONE, 0, 0);
     return result;
 }
 
@@ -513,7 +578,8 @@ RP_GOMP_FUNC(void, GOMP_taskwait, void)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_v_v(fn);
-    RP_REQUEST(RP_USERREQ_TASK_WAIT, 0, 0);
+    if (task_threads_used)
+        RP_REQUEST(RP_USERREQ_TASK_WAIT, 0, 0);
 }
 
 RP_GOMP_FUNC(void, GOMP_taskwait_depend, void **depend)

@@ -198,7 +198,7 @@ static void print_usage(void)
 "                              (none of them can race) [yes]\n"
 "    --omp-task-threads=N      the first N OpenMP tasks (libgomp) run as\n"
 "                              threads of their own, the others as their\n"
-"                              runner's events (0..1048576) [1024]\n");
+"                              runner's events (0..1048576) [16]\n");
     VG_(printf)(
 "    --window=N                events kept to build witnesses for predicted\n"
 "                              races (%u..%u, 24 bytes each) [%u]\n",

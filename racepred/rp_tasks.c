@@ -8,7 +8,7 @@
 #include "rp_tool.h"
 #include "rp_u64map.h"
 
-UInt rp_tasks_max_threads = 1024;
+UInt rp_tasks_max_threads = 16;
 
 /* Synchronisation objects, above every user address and apart from
  * rp_syscalls.c's (bit 62, and small numbers under bit 61). */
@@ -42,7 +42,7 @@ static UInt cap_records, n_used, first_free;
 static rp_u64map dependence_tables;
 static ULong next_key;
 
-static UInt task_threads, runner_tasks;
+static UInt task_threads;
 static Bool unfollowed;
 
 static UWord handle_of(UInt index, Bool own_thread)
@@ -153,18 +153,22 @@ static void dependence_receive(rp_tid_t tid, ULong key, Bool is_out)
 
 /* ---- the requests ----------------------------------------------------- */
 
-UWord rp_tasks_create(ThreadId vg_tid)
+UWord rp_tasks_create(ThreadId vg_tid, Bool has_dependences)
 {
-    UInt index = record_new();
-    task_record *r = &records[index];
+    UInt index;
+    task_record *r;
     Bool own = threads_left();
 
+    /* A task on its runner's thread without dependences: the runtime
+     * orders it, nothing to follow. */
+    if (!own && !has_dependences)
+        return 0;
+    index = record_new();
+    r = &records[index];
     r->creator = rp_threads_of_vg(vg_tid);
     r->thread = own ? rp_threads_task_new(vg_tid) : NO_TASK_THREAD;
     if (own)
         task_threads++;
-    else
-        runner_tasks++;
     return handle_of(index, own);
 }
 
@@ -213,9 +217,12 @@ void rp_tasks_end(ThreadId vg_tid, UWord handle, Bool included)
         return;
     for (UInt i = 0; i < r->n_deps; i++)
         emit_sync(RP_EV_SYNC_SEND, self, r->deps[i].key | (r->deps[i].is_out ? 0 : 1));
-    emit_sync(RP_EV_SYNC_SEND, self, KEY_CHILDREN(r->creator));
-    emit_sync(RP_EV_SYNC_SEND, self, KEY_ALL_TASKS);
     if (r->thread != NO_TASK_THREAD) {
+        /* A task on its runner's thread needs neither: the runtime's
+         * stores when it ends order it before its creator's taskwait and
+         * the barrier. */
+        emit_sync(RP_EV_SYNC_SEND, self, KEY_CHILDREN(r->creator));
+        emit_sync(RP_EV_SYNC_SEND, self, KEY_ALL_TASKS);
         dependences_drop(r->thread);
         rp_threads_task_leave(vg_tid, r->thread, r->outer, included);
     }
@@ -255,8 +262,8 @@ void rp_tasks_unfollowed(void)
 
 void rp_tasks_print_stats(void)
 {
-    if (task_threads + runner_tasks > 0)
-        VG_(umsg)("racepred: %u OpenMP tasks ran as threads of their own, %u as their "
-                  "runners' events (--omp-task-threads=%u%s)\n", task_threads, runner_tasks,
-                  rp_tasks_max_threads, unfollowed ? ", then a task with detach" : "");
+    if (task_threads > 0)
+        VG_(umsg)("racepred: %u OpenMP tasks ran as threads of their own "
+                  "(--omp-task-threads=%u)%s\n", task_threads, rp_tasks_max_threads,
+                  unfollowed ? "; then a task with detach: the others on their runners" : "");
 }

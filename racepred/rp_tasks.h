@@ -39,8 +39,14 @@
  * Past --omp-task-threads tasks (the clocks of every thread grow with the
  * number of threads), and after a task racepred cannot follow (one with
  * a `detach` clause, whose end is the event's fulfilment), tasks run as
- * their runner's events, as before: their dependences and ends still
- * send and receive, so mixing both kinds orders what it must.
+ * their runner's events, as before.  The runtime's own synchronisation
+ * (a synchronising object) orders those before their creator's taskwait
+ * and the barriers, in the runners' threads; their dependences still
+ * receive and send where a task of its own thread made the objects, so
+ * mixing both kinds orders what it must.  A task on its runner's thread
+ * without dependences is not followed at all (TASK_CREATE answers 0),
+ * and until a task has had a thread of its own the preload sends no
+ * taskwait or barrier requests.
  *
  * Only libgomp's tasks (rp_intercepts_omp.c); LLVM's libomp's run on
  * their runners (rp_intercepts_kmp.c).
@@ -54,7 +60,7 @@
 extern UInt rp_tasks_max_threads;
 
 /* The client requests of rp_clientreq.h, from the preload. */
-UWord rp_tasks_create(ThreadId vg_tid);
+UWord rp_tasks_create(ThreadId vg_tid, Bool has_dependences);
 void rp_tasks_depend(UWord handle, Addr addr, Bool is_out);
 void rp_tasks_begin(ThreadId vg_tid, UWord handle);
 void rp_tasks_end(ThreadId vg_tid, UWord handle, Bool included);
@@ -63,7 +69,7 @@ void rp_tasks_wait_depend(ThreadId vg_tid, Addr addr, Bool is_out);
 void rp_tasks_all_done(ThreadId vg_tid);
 void rp_tasks_unfollowed(void);
 
-/* -v: how many tasks ran as threads of their own, and on their runners. */
+/* -v: how many tasks ran as threads of their own. */
 void rp_tasks_print_stats(void);
 
 #endif
