@@ -175,7 +175,6 @@ UWord rp_tasks_create(ThreadId vg_tid, Bool has_dependences)
 void rp_tasks_depend(UWord handle, Addr addr, Bool is_out)
 {
     task_record *r = record_of(handle);
-
     ULong key;
 
     if (r == NULL || r->begun)
@@ -217,10 +216,10 @@ void rp_tasks_end(ThreadId vg_tid, UWord handle, Bool included)
         return;
     for (UInt i = 0; i < r->n_deps; i++)
         emit_sync(RP_EV_SYNC_SEND, self, r->deps[i].key | (r->deps[i].is_out ? 0 : 1));
+    /* Only a task of its own thread tells its creator's taskwait and the
+     * barriers: a task on its runner's thread is ordered before them by
+     * the runtime's stores when it ends. */
     if (r->thread != NO_TASK_THREAD) {
-        /* A task on its runner's thread needs neither: the runtime's
-         * stores when it ends order it before its creator's taskwait and
-         * the barrier. */
         emit_sync(RP_EV_SYNC_SEND, self, KEY_CHILDREN(r->creator));
         emit_sync(RP_EV_SYNC_SEND, self, KEY_ALL_TASKS);
         dependences_drop(r->thread);

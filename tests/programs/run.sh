@@ -1122,7 +1122,7 @@ if built racy_omp_task_first; then
     run_tool -q --error-exitcode=42 "$progs/racy_omp_task_first"
     report_lines "$tmp/err" >"$tmp/report"
     lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort -u | tr '\n' ' ')
-    if [ "$rc" -eq 42 ] && [ "$lines" = "racy_omp_task_first.c:15) " ] &&
+    if [ "$rc" -eq 42 ] && [ "$lines" = "racy_omp_task_first.c:16) " ] &&
        grep -q 'inside data symbol "counter"' "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
         pass "racy_omp_task_first: the threads' race on counter after a task alone"
     else
