@@ -935,7 +935,7 @@ fi
 help_lines=$(valgrind --tool=racepred --help 2>/dev/null | sed -n '/--detector=/,/--show-unconfirmed/p')
 detectors=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
 offline=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*offline.*/\1/p')
-for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_acquire_poll cxx_atomic_publish rust_sync; do
+for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll omp_task_deps llvm_omp_acquire_poll cxx_atomic_publish rust_sync; do
     built "$p" || continue
     bad="" ran=""
     for d in $detectors; do
