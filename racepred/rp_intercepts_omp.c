@@ -255,7 +255,9 @@ typedef struct rp_task_block {
  * body runs inside the call (undeferred, included, or a full queue). */
 static __thread unsigned long task_being_created RP_TLS;
 
-/* Set once the tool gives no task a thread of its own any more (past
+/* Flags any thread sets, hence atomics (the preload's own accesses are
+ * not the program's either way).  Set once the tool gives no task a
+ * thread of its own any more (past
  * --omp-task-threads, or after a detach task): a task without
  * dependences then goes to runner_task at once, as every task did before
  * (the tool would do nothing with it). */
@@ -425,8 +427,9 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     VALGRIND_GET_ORIG_FN(orig);
     if (detach != NULL) {
         RP_REQUEST(RP_USERREQ_TASK_UNFOLLOWED, 0, 0);
-        task_threads_over = 1;
-    } else if (arg_size >= 0 && (has_deps || !task_threads_over)) {
+        __atomic_store_n(&task_threads_over, 1, __ATOMIC_RELAXED);
+    } else if (arg_size >= 0
+               && (has_deps || !__atomic_load_n(&task_threads_over, __ATOMIC_RELAXED))) {
         block = task_block_new(fn, data, cpyfn, arg_size, arg_align);
     }
     /* The block may be gone when the call returns: its handle is kept. */
@@ -434,7 +437,7 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     if (handle == 0) {
         if (block != NULL) {
             free(block->raw);
-            task_threads_over = 1;
+            __atomic_store_n(&task_threads_over, 1, __ATOMIC_RELAXED);
         }
         runner_task(orig, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                     priority, detach);
@@ -444,7 +447,7 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     if (has_deps)
         send_dependences(depend, RP_USERREQ_TASK_DEPEND, handle);
     if (handle & 1)
-        task_threads_used = 1;
+        __atomic_store_n(&task_threads_used, 1, __ATOMIC_RELAXED);
     started = rp_omp_tasks_started();
     outer_task = task_being_created;
     task_being_created = handle;
@@ -469,7 +472,7 @@ typedef unsigned long rp_word;
 
 static rp_word tasks_done(rp_word result)
 {
-    if (task_threads_used)
+    if (__atomic_load_n(&task_threads_used, __ATOMIC_RELAXED))
         RP_REQUEST(RP_USERREQ_TASKS_DONE, 0, 0);
     return result;
 }
@@ -578,7 +581,7 @@ RP_GOMP_FUNC(void, GOMP_taskwait, void)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_v_v(fn);
-    if (task_threads_used)
+    if (__atomic_load_n(&task_threads_used, __ATOMIC_RELAXED))
         RP_REQUEST(RP_USERREQ_TASK_WAIT, 0, 0);
 }
 
