@@ -101,9 +101,6 @@ static Bool threads_left(void)
     return !unfollowed && task_threads < rp_tasks_max_threads;
 }
 
-/* The table's value for an address whose dependences have no objects. */
-#define NO_OBJECTS ((void *)1)
-
 /* The key of `addr` among creator's children; 0 when there is none.
  * `make`: for a task of its own thread, which needs the objects: one is
  * made if there was none.  Keys are never used again (an object keeps
@@ -114,20 +111,18 @@ static Bool threads_left(void)
 static ULong dependence_key(rp_tid_t creator, Addr addr, Bool make)
 {
     rp_u64map *table = u64map_get(&dependence_tables, creator);
-    void *value;
+    ULong key = table != NULL ? (ULong)(UWord)u64map_get(table, addr) : 0;
 
+    if (key != 0 || !make)
+        return key;
     if (table == NULL) {
         table = VG_(malloc)("rp.tasks.table", sizeof *table);
         u64map_init(table);
         u64map_put(&dependence_tables, creator, table);
     }
-    value = u64map_get(table, addr);
-    if (make && (value == NULL || value == NO_OBJECTS))
-        value = (void *)(UWord)KEY_DEPENDENCE(next_key++);
-    else if (value == NULL)
-        value = NO_OBJECTS;
-    u64map_put(table, addr, value);
-    return value == NO_OBJECTS ? 0 : (ULong)(UWord)value;
+    key = KEY_DEPENDENCE(next_key++);
+    u64map_put(table, addr, (void *)(UWord)key);
+    return key;
 }
 
 /* creator's children have all ended: their dependences order nothing
@@ -239,11 +234,10 @@ void rp_tasks_wait(ThreadId vg_tid)
 void rp_tasks_wait_depend(ThreadId vg_tid, Addr addr, Bool is_out)
 {
     rp_tid_t self = rp_threads_of_vg(vg_tid);
-    rp_u64map *table = u64map_get(&dependence_tables, self);
-    void *key = table != NULL ? u64map_get(table, addr) : NULL;
+    ULong key = dependence_key(self, addr, False);
 
-    if (key != NULL && key != NO_OBJECTS)
-        dependence_receive(self, (ULong)(UWord)key, is_out);
+    if (key != 0)
+        dependence_receive(self, key, is_out);
 }
 
 void rp_tasks_all_done(ThreadId vg_tid)

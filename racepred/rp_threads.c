@@ -258,7 +258,7 @@ rp_tid_t rp_threads_task_new(ThreadId creator)
     threads[task].created_at = VG_(record_ExeContext)(creator, 0);
     /* The task may be handed addresses of its creator's stack. */
     rp_stacks_escape(creator);
-    rp_tool_emit(RP_EV_FORK, rp_by_vg[creator], task, 0, 0);
+    rp_tool_emit(RP_EV_FORK, rp_threads_of_vg(creator), task, 0, 0);
     return task;
 }
 
