@@ -88,7 +88,10 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
         *ret = rp_threads_switches;
         return True;
     case RP_USERREQ_TASK_CREATE:
-        *ret = rp_tasks_create(tid, arg[1] != 0);
+        *ret = rp_tasks_create(tid, arg[1], arg[2], arg[3]);
+        return True;
+    case RP_USERREQ_TASK_BEGIN_KEY:
+        *ret = rp_tasks_begin_key(tid, arg[1]);
         return True;
     case RP_USERREQ_TASK_DEPEND:
         rp_tasks_depend(arg[1], arg[2], arg[3] != 0);

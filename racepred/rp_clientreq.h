@@ -61,9 +61,11 @@ typedef enum {
      * the caller's own. */
     RP_USERREQ_THREAD_DETACH,
     /* An OpenMP task is about to be handed to the runtime (rp_tasks.h);
-     * arg1 = 1 if it has dependences.  Returns its handle, handle & 1 set
-     * when it runs as a thread of its own; 0 (and outside Valgrind):
-     * nothing to tell about it. */
+     * arg1: 1 if it has dependences, | 2 if it must run as its runner's
+     * events; arg2, arg3: the runtime's task and its size, whose bytes are
+     * fresh at its end, or 0 (libgomp: the preload's own block).  Returns
+     * its handle, handle & 1 set when it runs as a thread of its own; 0
+     * (and outside Valgrind): nothing to tell about it. */
     RP_USERREQ_TASK_CREATE,
     /* arg1 = task handle, arg2 = address of a dependence, arg3 = 1 for
      * out, inout, mutexinoutset or depobj, 0 for in. */
@@ -80,8 +82,16 @@ typedef enum {
      * ended. */
     RP_USERREQ_TASKS_DONE,
     /* A task racepred cannot follow was handed to the runtime (detach). */
-    RP_USERREQ_TASK_UNFOLLOWED
+    RP_USERREQ_TASK_UNFOLLOWED,
+    /* arg1 = the runtime's task, as at TASK_CREATE: its body starts on
+     * this thread.  Returns the handle of that task of its own thread
+     * (TASK_BEGIN done), or 0 when it has none. */
+    RP_USERREQ_TASK_BEGIN_KEY
 } rp_userreq;
+
+/* RP_USERREQ_TASK_CREATE's flags. */
+#define RP_TASK_HAS_DEPENDENCES 1UL
+#define RP_TASK_ON_RUNNER 2UL
 
 /* Not requests but announcements (rp_preload.h's announcing nops, a
  * client request's cost divided by a hundred): a read size no real range

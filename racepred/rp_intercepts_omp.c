@@ -194,7 +194,7 @@ static int task_may_yield(unsigned long n)
     return n < RP_TASK_YIELD_FIRST || n % RP_TASK_YIELD_EVERY == 0;
 }
 
-static void count_task_begin(void)
+void rp_omp_task_begins_own(void)
 {
     __atomic_add_fetch(&tasks_started, 1, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&tasks_running, 1, __ATOMIC_SEQ_CST);
@@ -203,7 +203,7 @@ static void count_task_begin(void)
 
 void rp_omp_task_begins(void)
 {
-    count_task_begin();
+    rp_omp_task_begins_own();
     if (task_may_yield(tasks_run++))
         let_others_in();
 }
@@ -276,7 +276,7 @@ static void run_task(void *data)
     /* A task of its own thread is unordered with the others wherever it
      * runs: no yield. */
     if (own_thread)
-        count_task_begin();
+        rp_omp_task_begins_own();
     else
         rp_omp_task_begins();
     RP_REQUEST(RP_USERREQ_TASK_BEGIN, handle, 0);

@@ -54,6 +54,8 @@
     VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (req), (a1), (a2), 0, 0, 0)
 #define RP_REQUEST3(req, a1, a2, a3)                                         \
     VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), 0, 0)
+#define RP_REQUEST3_EXPR(req, a1, a2, a3)                                    \
+    VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (req), (a1), (a2), (a3), 0, 0)
 
 /* The wrapped libc function the program called is about to read
  * [read, read + read_size) and write [write, write + write_size) (a size
@@ -123,9 +125,12 @@ extern __thread int rp_preload_depth RP_TLS;
  * task's trampoline calls rp_omp_task_begins before the task's body and
  * rp_omp_task_ends after it; its creator reads rp_omp_tasks_started
  * before handing the task to the runtime and calls rp_omp_task_created
- * with that after, and the most switches to other threads to wait for. */
+ * with that after, and the most switches to other threads to wait for.
+ * A task of its own thread (rp_tasks.h) calls rp_omp_task_begins_own
+ * instead, which counts it and does not yield. */
 #define RP_HIDDEN __attribute__((visibility("hidden")))
 void rp_omp_task_begins(void) RP_HIDDEN;
+void rp_omp_task_begins_own(void) RP_HIDDEN;
 void rp_omp_task_ends(void) RP_HIDDEN;
 unsigned long rp_omp_tasks_started(void) RP_HIDDEN;
 void rp_omp_task_created(unsigned long started_before, int switches) RP_HIDDEN;

@@ -3,6 +3,8 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
 
+#include "rp_clientreq.h"
+#include "rp_heap.h"
 #include "rp_tasks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -33,6 +35,8 @@ typedef struct {
     task_dependence *deps;
     UInt n_deps, cap_deps;
     UInt next_free;        /* free list, index + 1 (0: end) */
+    Addr key;              /* the runtime's task (libomp), or 0 */
+    SizeT key_len;         /* its bytes the program writes and reads */
 } task_record;
 
 static task_record *records;
@@ -40,6 +44,9 @@ static UInt cap_records, n_used, first_free;
 
 /* creator thread -> (address -> dependence key). */
 static rp_u64map dependence_tables;
+/* libomp's task -> its record's index + 1, for tasks of their own
+ * threads until they end. */
+static rp_u64map records_by_key;
 static ULong next_key;
 
 static UInt task_threads;
@@ -148,11 +155,16 @@ static void dependence_receive(rp_tid_t tid, ULong key, Bool is_out)
 
 /* ---- the requests ----------------------------------------------------- */
 
-UWord rp_tasks_create(ThreadId vg_tid, Bool has_dependences)
+/* The most bytes of a runtime's task forgotten at its end: its private
+ * copies and shared pointers, not a range a garbage request names. */
+#define KEY_LEN_MAX (64UL << 20)
+
+UWord rp_tasks_create(ThreadId vg_tid, UWord flags, Addr key, SizeT key_len)
 {
     UInt index;
     task_record *r;
-    Bool own = threads_left();
+    Bool has_dependences = (flags & RP_TASK_HAS_DEPENDENCES) != 0;
+    Bool own = (flags & RP_TASK_ON_RUNNER) == 0 && threads_left();
 
     /* A task on its runner's thread without dependences: the runtime
      * orders it, nothing to follow. */
@@ -164,6 +176,11 @@ UWord rp_tasks_create(ThreadId vg_tid, Bool has_dependences)
     r->thread = own ? rp_threads_task_new(vg_tid) : NO_TASK_THREAD;
     if (own)
         task_threads++;
+    if (own && key != 0) {
+        r->key = key;
+        r->key_len = key_len <= KEY_LEN_MAX && key + key_len > key ? key_len : 0;
+        u64map_put(&records_by_key, key, (void *)(UWord)(index + 1));
+    }
     return handle_of(index, own);
 }
 
@@ -201,6 +218,32 @@ void rp_tasks_begin(ThreadId vg_tid, UWord handle)
         dependence_receive(self, r->deps[i].key, r->deps[i].is_out);
 }
 
+UWord rp_tasks_begin_key(ThreadId vg_tid, Addr key)
+{
+    UWord index = (UWord)u64map_get(&records_by_key, key);
+    UWord handle;
+
+    if (index == 0)
+        return 0;
+    handle = handle_of((UInt)index - 1, True);
+    rp_tasks_begin(vg_tid, handle);
+    return handle;
+}
+
+/* A runtime's task is memory it hands out again without malloc: the next
+ * task's creator writes where this one read, and nothing orders the two
+ * (this task's end reaches only the points that wait for it).  So its
+ * bytes are fresh memory once it has ended, as a freed block's. */
+static void key_forget(task_record *r, rp_tid_t self)
+{
+    if (r->key == 0)
+        return;
+    if (r->key_len > 0)
+        rp_heap_fresh(self, r->key, r->key_len);
+    if ((UWord)u64map_get(&records_by_key, r->key) == (UWord)(r - records) + 1)
+        u64map_remove(&records_by_key, r->key);
+}
+
 void rp_tasks_end(ThreadId vg_tid, UWord handle, Bool included)
 {
     task_record *r = record_of(handle);
@@ -217,6 +260,7 @@ void rp_tasks_end(ThreadId vg_tid, UWord handle, Bool included)
     if (r->thread != NO_TASK_THREAD) {
         emit_sync(RP_EV_SYNC_SEND, self, KEY_CHILDREN(r->creator));
         emit_sync(RP_EV_SYNC_SEND, self, KEY_ALL_TASKS);
+        key_forget(r, self);
         dependences_drop(r->thread);
         rp_threads_task_leave(vg_tid, r->thread, r->outer, included);
     }

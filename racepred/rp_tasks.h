@@ -48,8 +48,11 @@
  * and until a task has had a thread of its own the preload sends no
  * taskwait or barrier requests.
  *
- * Only libgomp's tasks (rp_intercepts_omp.c); LLVM's libomp's run on
- * their runners (rp_intercepts_kmp.c).
+ * libgomp's tasks through its wrappers (rp_intercepts_omp.c), LLVM's
+ * libomp's through OMPT and its trampolines (rp_intercepts_kmp.c), whose
+ * tasks have a key, libomp's task: the trampoline begins the task by it,
+ * and the task's bytes are fresh memory at its end, since libomp hands
+ * them to the next task without malloc.
  */
 #ifndef RP_TASKS_H
 #define RP_TASKS_H
@@ -60,7 +63,8 @@
 extern UInt rp_tasks_max_threads;
 
 /* The client requests of rp_clientreq.h, from the preload. */
-UWord rp_tasks_create(ThreadId vg_tid, Bool has_dependences);
+UWord rp_tasks_create(ThreadId vg_tid, UWord flags, Addr key, SizeT key_len);
+UWord rp_tasks_begin_key(ThreadId vg_tid, Addr key);
 void rp_tasks_depend(UWord handle, Addr addr, Bool is_out);
 void rp_tasks_begin(ThreadId vg_tid, UWord handle);
 void rp_tasks_end(ThreadId vg_tid, UWord handle, Bool included);

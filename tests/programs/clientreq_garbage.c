@@ -1,6 +1,7 @@
 /* Malformed client requests: a null object, huge and wrapping sizes, an
  * END without BEGIN, request numbers in racepred's range that do not
- * exist, and the preload's task requests with handles nobody made.  Each kind is reported once, in one line, and ignored; the
+ * exist, and the preload's task requests with handles and keys nobody
+ * made, or a length that wraps.  Each kind is reported once, in one line, and ignored; the
  * program runs to its end with its own exit code.  Unaligned objects and
  * ranges, and a range nothing is mapped at, are legal requests: they are
  * taken silently. */
@@ -12,6 +13,7 @@ int main(void)
 {
     static int x;
     int i;
+    unsigned long handle;
 
     for (i = 0; i < 3; i++) {
         RACEPRED_HAPPENS_BEFORE((char *)&x + 1);
@@ -36,6 +38,12 @@ int main(void)
         VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_END, (unsigned long)-1, 1, 0, 0, 0);
         VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_END, 0, 0, 0, 0, 0);
         VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_WAIT_DEPEND, NULL, 1, 0, 0, 0);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_BEGIN_KEY, &i, 0, 0, 0, 0);
+        /* A task keyed by x whose length wraps: its end forgets nothing. */
+        handle = VALGRIND_DO_CLIENT_REQUEST_EXPR(0, RP_USERREQ_TASK_CREATE, 0, &x,
+                                                 (unsigned long)-1, 0, 0);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_BEGIN_KEY, &x, 0, 0, 0, 0);
+        VALGRIND_DO_CLIENT_REQUEST_STMT(RP_USERREQ_TASK_END, handle, 0, 0, 0, 0);
     }
     x = 3;
     printf("x=%d\n", x);

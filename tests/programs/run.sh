@@ -52,7 +52,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 racy="racy_counter racy_detached racy_alone racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes racy_cxx_atomic racy_use_after_free"
-race_free="mutex_counter join_then_read join_root private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_taskloop omp_task_deps omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_taskloop llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync"
+race_free="mutex_counter join_then_read join_root private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_taskloop omp_task_deps omp_task_reuse omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_taskloop llvm_omp_task_deps llvm_omp_task_reuse llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync"
 
 pipe_ordered="racy_nopie racy_stripped c11_racy racy_detached racy_alone hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_use_after_free racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race llvm_omp_hidden_race cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish racy_cxx_atomic rust_sync rust_hidden_race racy_rust_rwlock rust_rwlock_hidden_race"
 
@@ -935,7 +935,7 @@ fi
 help_lines=$(valgrind --tool=racepred --help 2>/dev/null | sed -n '/--detector=/,/--show-unconfirmed/p')
 detectors=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*/\1/p')
 offline=$(echo "$help_lines" | sed -n 's/^        \([a-z0-9]*\)  *.*offline.*/\1/p')
-for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll omp_task_deps llvm_omp_acquire_poll cxx_atomic_publish rust_sync; do
+for p in mutex_counter rwlock_readers thread_pool condvar_handoff sem_barrier atomic_refcount atomic_flag atomic_spinlock once_spin refcount_mutex ordered_by_data fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll omp_task_deps llvm_omp_task_deps omp_task_reuse llvm_omp_task_reuse llvm_omp_acquire_poll cxx_atomic_publish rust_sync; do
     built "$p" || continue
     bad="" ran=""
     for d in $detectors; do
@@ -1067,69 +1067,87 @@ for p in racy_omp_task_parent llvm_racy_omp_task_parent; do
         "the task's write and its parent's read race"
 done
 
-# libgomp's tasks run as threads of their own (rp_tasks.h), so the races
-# between tasks do not depend on which thread runs which: racy_omp_task_deps
-# races on `racy` (a task that depends on `a` writes it, one that depends
-# on `b` reads it) and on `cousins` (children of two parents that depend
-# on each other: a dependence orders siblings only), nowhere else (not on
+# OpenMP tasks run as threads of their own (rp_tasks.h; libgomp's through
+# GOMP_task, libomp's, llvm_*, through OMPT), so the races between tasks
+# do not depend on which thread runs which: racy_omp_task_deps races on
+# `racy` (a task that depends on `a` writes it, one that depends on `b`
+# reads it) and on `cousins` (children of two parents that depend on each
+# other: a dependence orders siblings only), nowhere else (not on
 # `chained`, written and read by an out and an in task); the same with
 # --omp-task-threads=3 (the cousins then run as their runners' events:
 # schedule-dependent, not checked).  omp_task_deps, race-free, stays
 # silent with its tasks past the first three, or all of them, on their
 # runners (--omp-task-threads=3, =0), and -v counts those of their own.
-if built racy_omp_task_deps; then
-    run_native racy_omp_task_deps
-    run_tool -q --error-exitcode=42 "$progs/racy_omp_task_deps"
+# Under libomp, a program that names its own OMPT tool
+# (OMP_TOOL_LIBRARIES) keeps it: tasks then run on their runners.
+for p in racy_omp_task_deps llvm_racy_omp_task_deps; do
+    built $p || continue
+    run_native $p
+    run_tool -q --error-exitcode=42 "$progs/$p"
     report_lines "$tmp/err" >"$tmp/report"
     variables=$(sed -n 's/.*inside data symbol "\(.*\)"/\1/p' "$tmp/report" | sort -u | tr '\n' ' ')
-    lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort -u | tr '\n' ' ')
+    lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | grep -v '^rp_intercepts' | sort -u | tr '\n' ' ')
     if [ "$rc" -eq 42 ] && [ "$variables" = "cousins racy " ] &&
        [ "$lines" = "racy_omp_task_deps.c:20) racy_omp_task_deps.c:22) racy_omp_task_deps.c:30) racy_omp_task_deps.c:35) " ] &&
        grep -q '^Thread #[0-9]* is an OpenMP task, created' "$tmp/report" &&
        cmp -s "$tmp/native.out" "$tmp/out"; then
-        pass "racy_omp_task_deps: the tasks' races on racy and cousins, and only those"
+        pass "$p: the tasks' races on racy and cousins, and only those"
     else
-        fail "racy_omp_task_deps: exit code $rc, variables '$variables', lines '$lines'"
+        fail "$p: exit code $rc, variables '$variables', lines '$lines'"
         cat "$tmp/err"
     fi
-    run_tool -q --omp-task-threads=3 --error-exitcode=42 "$progs/racy_omp_task_deps"
+    run_tool -q --omp-task-threads=3 --error-exitcode=42 "$progs/$p"
     report_lines "$tmp/err" >"$tmp/report"
     if [ "$rc" -eq 42 ] && grep -q 'inside data symbol "racy"' "$tmp/report" &&
        ! grep -q 'inside data symbol "chained"' "$tmp/report"; then
-        pass "racy_omp_task_deps --omp-task-threads=3: the race on racy"
+        pass "$p --omp-task-threads=3: the race on racy"
     else
-        fail "racy_omp_task_deps --omp-task-threads=3: exit code $rc"
+        fail "$p --omp-task-threads=3: exit code $rc"
         cat "$tmp/err"
     fi
-fi
-if built omp_task_deps; then
-    run_native omp_task_deps
+done
+for p in omp_task_deps llvm_omp_task_deps; do
+    built $p || continue
+    run_native $p
     for n in 3 0; do
-        run_tool -v --omp-task-threads=$n --error-exitcode=42 "$progs/omp_task_deps"
+        run_tool -v --omp-task-threads=$n --error-exitcode=42 "$progs/$p"
         if [ "$rc" -eq 0 ] && ! grep -q 'Data race' "$tmp/err" && cmp -s "$tmp/native.out" "$tmp/out" &&
            if [ $n -eq 0 ]; then ! grep -q "OpenMP tasks ran" "$tmp/err"; else grep -q "racepred: $n OpenMP tasks ran as threads of their own (--omp-task-threads=$n)" "$tmp/err"; fi; then
-            pass "omp_task_deps --omp-task-threads=$n: silent, $n tasks on threads of their own"
+            pass "$p --omp-task-threads=$n: silent, $n tasks on threads of their own"
         else
-            fail "omp_task_deps --omp-task-threads=$n: exit code $rc"
+            fail "$p --omp-task-threads=$n: exit code $rc"
             cat "$tmp/err"
         fi
     done
-fi
-# A task before the first thread takes a thread number: the first thread's
-# creation still ends the root thread's code without access calls.
-if built racy_omp_task_first; then
-    run_native racy_omp_task_first
-    run_tool -q --error-exitcode=42 "$progs/racy_omp_task_first"
-    report_lines "$tmp/err" >"$tmp/report"
-    lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | sort -u | tr '\n' ' ')
-    if [ "$rc" -eq 42 ] && [ "$lines" = "racy_omp_task_first.c:16) " ] &&
-       grep -q 'inside data symbol "counter"' "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
-        pass "racy_omp_task_first: the threads' race on counter after a task alone"
+done
+if built llvm_omp_task_deps; then
+    export OMP_TOOL_LIBRARIES="$tmp/no-such-tool.so"
+    run_tool -v --error-exitcode=42 "$progs/llvm_omp_task_deps"
+    unset OMP_TOOL_LIBRARIES
+    if [ "$rc" -eq 0 ] && ! grep -q 'Data race' "$tmp/err" && ! grep -q "OpenMP tasks ran" "$tmp/err" &&
+       cmp -s "$tmp/native.out" "$tmp/out"; then
+        pass "llvm_omp_task_deps with OMP_TOOL_LIBRARIES: silent, the program's tool kept"
     else
-        fail "racy_omp_task_first: exit code $rc, lines '$lines'"
+        fail "llvm_omp_task_deps with OMP_TOOL_LIBRARIES: exit code $rc"
         cat "$tmp/err"
     fi
 fi
+# A task before the first thread takes a thread number: the first thread's
+# creation still ends the root thread's code without access calls.
+for p in racy_omp_task_first llvm_racy_omp_task_first; do
+    built $p || continue
+    run_native $p
+    run_tool -q --error-exitcode=42 "$progs/$p"
+    report_lines "$tmp/err" >"$tmp/report"
+    lines=$(grep '^   at ' "$tmp/report" | sed 's/.*(//' | grep -v '^rp_intercepts' | sort -u | tr '\n' ' ')
+    if [ "$rc" -eq 42 ] && [ "$lines" = "racy_omp_task_first.c:16) " ] &&
+       grep -q 'inside data symbol "counter"' "$tmp/report" && cmp -s "$tmp/native.out" "$tmp/out"; then
+        pass "$p: the threads' race on counter after a task alone"
+    else
+        fail "$p: exit code $rc, lines '$lines'"
+        cat "$tmp/err"
+    fi
+done
 run_tool --omp-task-threads=many "$progs/mutex_counter"
 if [ "$rc" -ne 0 ] && grep -q 'Bad option: --omp-task-threads=many' "$tmp/err"; then
     pass "--omp-task-threads=many rejected (exit code $rc)"
