@@ -320,7 +320,31 @@ static void join_flat_into_blocks(rp_vc *dst, const rp_vc *src)
             *entry_for_write(dst, t) = src->u.clock[t];
 }
 
-void vc_join(rp_vc *dst, const rp_vc *src)
+/* Entries joined four at a time (GCC's vector extension: SSE2 here, the
+ * same code anywhere); a mask of the entries where b is larger picks them. */
+typedef uint32_t rp_vc_lanes __attribute__((vector_size(16)));
+#define RP_VC_LANES 4u
+
+/* dst[i] = max(dst[i], src[i]) for i < n, without a branch per entry. */
+static void join_flat(uint32_t *dst, const uint32_t *src, uint32_t n)
+{
+    uint32_t i = 0;
+
+    for (; i + RP_VC_LANES <= n; i += RP_VC_LANES) {
+        rp_vc_lanes a, b, larger;
+
+        __builtin_memcpy(&a, dst + i, sizeof a);
+        __builtin_memcpy(&b, src + i, sizeof b);
+        larger = (rp_vc_lanes)(b > a);
+        a = (a & ~larger) | (b & larger);
+        __builtin_memcpy(dst + i, &a, sizeof a);
+    }
+    for (; i < n; i++)
+        dst[i] = src[i] > dst[i] ? src[i] : dst[i];
+}
+
+/* Every other case: dst grows, or either clock is in blocks. */
+static void __attribute__((noinline)) join_slow(rp_vc *dst, const rp_vc *src)
 {
     vc_grow(dst, src->len);
     if (is_blocked(src)) {
@@ -329,10 +353,20 @@ void vc_join(rp_vc *dst, const rp_vc *src)
     } else if (is_blocked(dst)) {
         join_flat_into_blocks(dst, src);
     } else {
-        for (uint32_t i = 0; i < src->len; i++)
-            if (src->u.clock[i] > dst->u.clock[i])
-                dst->u.clock[i] = src->u.clock[i];
+        join_flat(dst->u.clock, src->u.clock, src->len);
     }
+}
+
+/* Synchronising objects join on every load and store (rp_filter.h): the
+ * common case, two flat clocks and dst long enough, takes no frame. */
+void vc_join(rp_vc *dst, const rp_vc *src)
+{
+    if (((dst->cap | src->cap) & RP_VC_BLOCKED) == 0 && src->len <= dst->len) {
+        if (dst != src)
+            join_flat(dst->u.clock, src->u.clock, src->len);
+        return;
+    }
+    join_slow(dst, src);
 }
 
 void vc_copy(rp_vc *dst, const rp_vc *src)
