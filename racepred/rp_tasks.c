@@ -109,12 +109,13 @@ static Bool threads_left(void)
 }
 
 /* The key of `addr` among creator's children; 0 when there is none.
- * `make`: for a task of its own thread, which needs the objects: one is
- * made if there was none.  Keys are never used again (an object keeps
- * every clock it received), so there are at most as many as dependences
- * of tasks that had threads of their own: the tasks after those run on
- * their runners' threads, and where no task of its own thread uses an
- * entry, the runtime's own synchronisation orders them. */
+ * `make`: for a task that needs the objects (one of its own thread, or
+ * any task while a later one may have a thread of its own): one is made
+ * if there was none.  Keys are never used again (an object keeps every
+ * clock it received), so there are at most as many as dependences of
+ * tasks created before the last task of its own thread: the tasks after
+ * it run on their runners' threads, and where no task of its own thread
+ * uses an entry, the runtime's own synchronisation orders them. */
 static ULong dependence_key(rp_tid_t creator, Addr addr, Bool make)
 {
     rp_u64map *table = u64map_get(&dependence_tables, creator);
@@ -191,7 +192,11 @@ void rp_tasks_depend(UWord handle, Addr addr, Bool is_out)
 
     if (r == NULL || r->begun)
         return;
-    key = dependence_key(r->creator, addr, r->thread != NO_TASK_THREAD);
+    /* A task on its runner's thread needs the objects too while a later
+     * task may have a thread of its own (under libomp, an untied task or a
+     * taskloop's chunk among tasks of their own): the runtime orders its
+     * end before the runner's next events, not before that task. */
+    key = dependence_key(r->creator, addr, r->thread != NO_TASK_THREAD || threads_left());
     if (key == 0)
         return;
     if (r->n_deps == r->cap_deps) {
