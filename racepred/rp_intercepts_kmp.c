@@ -243,18 +243,12 @@ static __thread struct {
 static __thread void *submitting RP_TLS;
 static __thread unsigned long submitted_handle RP_TLS;
 
-/* Set once no task may have a thread of its own any more (the tool said
- * so, or a detach task); set at the first task of its own thread.  Any
- * thread sets them. */
-static int kmp_threads_over;
-static int kmp_threads_used;
-
 static int run_entry(rp_kmp_entry entry, int gtid, void *task)
 {
     unsigned long handle = 0;
     int result;
 
-    if (__atomic_load_n(&kmp_threads_used, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&rp_omp_task_threads_used, __ATOMIC_RELAXED))
         handle = RP_REQUEST_EXPR(RP_USERREQ_TASK_BEGIN_KEY, task, 0);
     if (handle == 0) {
         rp_omp_task_begins();
@@ -267,11 +261,6 @@ static int run_entry(rp_kmp_entry entry, int gtid, void *task)
     RP_REQUEST(RP_USERREQ_TASK_END, handle, handle == submitted_handle);
     rp_omp_task_ends();
     return result;
-}
-
-static unsigned long round_up8(unsigned long n)
-{
-    return (n + 7) & ~7ul;
 }
 
 RP_KMP_FUNC(void *, __kmpc_omp_task_alloc, void *loc, int gtid, int flags,
@@ -287,7 +276,7 @@ RP_KMP_FUNC(void *, __kmpc_omp_task_alloc, void *loc, int gtid, int flags,
     /* libomp puts the shared pointers after the compiler's part, at a
      * pointer's alignment. */
     last_alloc.task = task;
-    last_alloc.len = round_up8(sizeof_task) + sizeof_shareds;
+    last_alloc.len = rp_round_up(sizeof_task, sizeof(void *)) + sizeof_shareds;
     last_alloc.followable = trampoline != entry && (flags & RP_KMP_TASK_TIED) != 0
                             && (flags & odd) == 0;
     last_alloc.detachable = (flags & RP_KMP_TASK_DETACHABLE) != 0;
@@ -309,26 +298,26 @@ static void on_task_create(rp_ompt_data *parent, const void *parent_frame, rp_om
     if ((flags & OMPT_TASK_EXPLICIT) == 0)
         return;
     submitting = NULL;
+    if (alloc_known)
+        last_alloc.task = NULL;
     if (alloc_known && last_alloc.detachable) {
         RP_REQUEST(RP_USERREQ_TASK_UNFOLLOWED, 0, 0);
-        __atomic_store_n(&kmp_threads_over, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&rp_omp_task_threads_over, 1, __ATOMIC_RELAXED);
         return;
     }
     may_own = alloc_known && last_alloc.followable
               && (flags & (OMPT_TASK_UNDEFERRED | OMPT_TASK_UNTIED)) == 0
-              && !__atomic_load_n(&kmp_threads_over, __ATOMIC_RELAXED);
+              && !__atomic_load_n(&rp_omp_task_threads_over, __ATOMIC_RELAXED);
     if (!may_own && !has_dependences)
         return;
     handle = RP_REQUEST3_EXPR(RP_USERREQ_TASK_CREATE,
                               (has_dependences ? RP_TASK_HAS_DEPENDENCES : 0)
                               | (may_own ? 0 : RP_TASK_ON_RUNNER),
                               may_own ? task : NULL, may_own ? last_alloc.len : 0);
-    if (alloc_known)
-        last_alloc.task = NULL;
     if (may_own && (handle & 1) == 0)
-        __atomic_store_n(&kmp_threads_over, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&rp_omp_task_threads_over, 1, __ATOMIC_RELAXED);
     if (handle & 1)
-        __atomic_store_n(&kmp_threads_used, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&rp_omp_task_threads_used, 1, __ATOMIC_RELAXED);
     new_task->value = handle;
     submitted_handle = handle;
 }
@@ -372,7 +361,8 @@ static void on_sync_region(int kind, int endpoint, rp_ompt_data *parallel, rp_om
     (void)parallel;
     (void)task;
     (void)return_address;
-    if (endpoint != OMPT_SCOPE_END || !__atomic_load_n(&kmp_threads_used, __ATOMIC_RELAXED))
+    if (endpoint != OMPT_SCOPE_END
+        || !__atomic_load_n(&rp_omp_task_threads_used, __ATOMIC_RELAXED))
         return;
     if (kind == OMPT_SYNC_REGION_TASKWAIT)
         RP_REQUEST(RP_USERREQ_TASK_WAIT, 0, 0);
@@ -483,7 +473,7 @@ RP_KMP_FUNC(void, __kmpc_omp_wait_deps, void *loc, int gtid, int ndeps, void *de
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_v_6W(fn, loc, gtid, ndeps, deps, ndeps_noalias, noalias_deps);
-    if (!__atomic_load_n(&kmp_threads_used, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&rp_omp_task_threads_used, __ATOMIC_RELAXED))
         return;
     wait_dependences(deps, ndeps);
     wait_dependences(noalias_deps, ndeps_noalias);

@@ -255,17 +255,11 @@ typedef struct rp_task_block {
  * body runs inside the call (undeferred, included, or a full queue). */
 static __thread unsigned long task_being_created RP_TLS;
 
-/* Flags any thread sets, hence atomics (the preload's own accesses are
- * not the program's either way).  Set once the tool gives no task a
- * thread of its own any more (past
- * --omp-task-threads, or after a detach task): a task without
- * dependences then goes to runner_task at once, as every task did before
- * (the tool would do nothing with it). */
-static int task_threads_over;
-/* Set at the first task of its own thread: only then do taskwaits,
- * barriers and the ends of parallel regions have anything to tell the
- * tool. */
-static int task_threads_used;
+/* rp_preload.h; under libgomp, once threads are over a task without
+ * dependences goes to runner_task at once, as every task did before (the
+ * tool would do nothing with it). */
+int rp_omp_task_threads_over;
+int rp_omp_task_threads_used;
 
 static void run_task(void *data)
 {
@@ -284,11 +278,6 @@ static void run_task(void *data)
     free(block->raw);
     RP_REQUEST(RP_USERREQ_TASK_END, handle, handle == task_being_created);
     rp_omp_task_ends();
-}
-
-static unsigned long round_up(unsigned long n, unsigned long align)
-{
-    return (n + align - 1) / align * align;
 }
 
 /* A trampoline's block is aligned as the task's arguments, at least as a
@@ -352,13 +341,13 @@ static rp_task_block *task_block_new(void (*fn)(void *), void *data,
                                      long arg_align)
 {
     unsigned long align = block_align(arg_align);
-    unsigned long offset = round_up(sizeof(rp_task_block), align);
+    unsigned long offset = rp_round_up(sizeof(rp_task_block), align);
     char *raw = malloc(offset + (unsigned long)arg_size + align);
     rp_task_block *block;
 
     if (raw == NULL)
         return NULL;
-    block = (rp_task_block *)round_up((unsigned long)raw, align);
+    block = (rp_task_block *)rp_round_up((unsigned long)raw, align);
     block->fn = fn;
     block->raw = raw;
     block->args_offset = offset;
@@ -399,11 +388,11 @@ static void runner_task(OrigFn orig, void (*fn)(void *), void *data,
         return;
     }
     align = block_align(arg_align);
-    offset = round_up(sizeof(rp_task_head), align);
+    offset = rp_round_up(sizeof(rp_task_head), align);
     size = offset + (unsigned long)arg_size;
     {
         char raw[size + align];
-        char *block = (char *)round_up((unsigned long)raw, align);
+        char *block = (char *)rp_round_up((unsigned long)raw, align);
         unsigned long started = rp_omp_tasks_started();
 
         fill_block(block, (rp_task_head *)block, fn, offset, data, arg_size);
@@ -427,9 +416,9 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     VALGRIND_GET_ORIG_FN(orig);
     if (detach != NULL) {
         RP_REQUEST(RP_USERREQ_TASK_UNFOLLOWED, 0, 0);
-        __atomic_store_n(&task_threads_over, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&rp_omp_task_threads_over, 1, __ATOMIC_RELAXED);
     } else if (arg_size >= 0
-               && (has_deps || !__atomic_load_n(&task_threads_over, __ATOMIC_RELAXED))) {
+               && (has_deps || !__atomic_load_n(&rp_omp_task_threads_over, __ATOMIC_RELAXED))) {
         block = task_block_new(fn, data, cpyfn, arg_size, arg_align);
     }
     /* The block may be gone when the call returns: its handle is kept. */
@@ -437,7 +426,7 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     if (handle == 0) {
         if (block != NULL) {
             free(block->raw);
-            __atomic_store_n(&task_threads_over, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&rp_omp_task_threads_over, 1, __ATOMIC_RELAXED);
         }
         runner_task(orig, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                     priority, detach);
@@ -447,7 +436,7 @@ RP_GOMP_FUNC(void, GOMP_task, void (*fn)(void *), void *data, void (*cpyfn)(void
     if (has_deps)
         send_dependences(depend, RP_USERREQ_TASK_DEPEND, handle);
     if (handle & 1)
-        __atomic_store_n(&task_threads_used, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&rp_omp_task_threads_used, 1, __ATOMIC_RELAXED);
     started = rp_omp_tasks_started();
     outer_task = task_being_created;
     task_being_created = handle;
@@ -472,7 +461,7 @@ typedef unsigned long rp_word;
 
 static rp_word tasks_done(rp_word result)
 {
-    if (__atomic_load_n(&task_threads_used, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&rp_omp_task_threads_used, __ATOMIC_RELAXED))
         RP_REQUEST(RP_USERREQ_TASKS_DONE, 0, 0);
     return result;
 }
@@ -581,7 +570,7 @@ RP_GOMP_FUNC(void, GOMP_taskwait, void)
 
     VALGRIND_GET_ORIG_FN(fn);
     CALL_FN_v_v(fn);
-    if (__atomic_load_n(&task_threads_used, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&rp_omp_task_threads_used, __ATOMIC_RELAXED))
         RP_REQUEST(RP_USERREQ_TASK_WAIT, 0, 0);
 }
 
@@ -661,11 +650,11 @@ static void taskloop_done(unsigned flags)
             return;                                                                    \
         }                                                                              \
         align = block_align(arg_align);                                                \
-        offset = round_up(sizeof(rp_taskloop_head), align);                            \
+        offset = rp_round_up(sizeof(rp_taskloop_head), align);                         \
         size = offset + (unsigned long)arg_size;                                       \
         {                                                                              \
             char raw[size + align];                                                    \
-            char *block = (char *)round_up((unsigned long)raw, align);                 \
+            char *block = (char *)rp_round_up((unsigned long)raw, align);              \
                                                                                        \
             fill_block(block, &((rp_taskloop_head *)block)->task, fn, offset, data,    \
                        arg_size);                                                      \

@@ -196,7 +196,7 @@ static void print_usage(void)
 "    --skip-alone=yes|no       plain accesses are not checked while the program\n"
 "                              has one thread, which has joined every other\n"
 "                              (none of them can race) [yes]\n"
-"    --omp-task-threads=N      the first N OpenMP tasks (libgomp) run as\n"
+"    --omp-task-threads=N      the first N OpenMP tasks (libgomp, libomp) run as\n"
 "                              threads of their own, the others as their\n"
 "                              runner's events (0..1048576) [16]\n");
     VG_(printf)(

@@ -135,6 +135,22 @@ void rp_omp_task_ends(void) RP_HIDDEN;
 unsigned long rp_omp_tasks_started(void) RP_HIDDEN;
 void rp_omp_task_created(unsigned long started_before, int switches) RP_HIDDEN;
 
+/* What both runtimes' wrappers know of the tool's tasks of their own
+ * threads (rp_tasks.h), set by any thread, hence atomics (the preload's
+ * own accesses are not the program's either way): over, once the tool
+ * gives no task a thread of its own any more (past --omp-task-threads,
+ * or after a detach task); used, from the first task of its own thread:
+ * only then do taskwaits, barriers and the ends of parallel regions have
+ * anything to tell the tool. */
+extern int rp_omp_task_threads_over RP_HIDDEN;
+extern int rp_omp_task_threads_used RP_HIDDEN;
+
+/* n rounded up to a multiple of align. */
+static inline unsigned long rp_round_up(unsigned long n, unsigned long align)
+{
+    return (n + align - 1) / align * align;
+}
+
 /* Runs the real function of a wrapper that reports for itself (see
  * rp_preload_depth). */
 #define RP_OWN_CALL(call)                                                    \
