@@ -13,6 +13,7 @@
 #include "rp_lockwords.h"
 #include "rp_locks.h"
 #include "rp_site.h"
+#include "rp_privblocks.h"
 #include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -168,6 +169,7 @@ void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
     b->owner = tid;
     VG_(HT_add_node)(blocks, b);
     rp_heap_fresh(tid, addr, usable);
+    rp_privblocks_new(tid, addr, usable);
 }
 
 void rp_heap_block_resized(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
@@ -182,6 +184,7 @@ void rp_heap_block_resized(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
         rp_heap_fresh(rp_threads_of_vg(vg_tid), addr + b->usable, usable - b->usable);
     b->size = size;
     b->usable = usable;
+    rp_privblocks_resized(addr, usable);
 }
 
 Bool rp_heap_free_is_write = True;
@@ -252,13 +255,16 @@ void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
      * address as inside it. */
     rp_block *b = VG_(HT_lookup)(blocks, addr);
     rp_tid_t tid = rp_threads_of_vg(vg_tid);
+    Bool was_private;
 
     if (b == NULL)
         return;
+    was_private = rp_privblocks_freed(tid, addr);
     /* A free inside code racepred does not instrument (libc's own blocks,
      * rp_filter.h) is as invisible as that code's accesses; so is one of
-     * a thread that ignores its writes, or of a thread alone. */
-    if (rp_heap_free_is_write && !rp_stacks_skipping_alone()
+     * a thread that ignores its writes, or of a thread alone.  No other
+     * thread can have used a block private to the freeing one. */
+    if (rp_heap_free_is_write && !was_private && !rp_stacks_skipping_alone()
         && rp_filter_instruments(caller) && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
         write_freed_block(tid, b, caller);
     freed_remember(b, caller);

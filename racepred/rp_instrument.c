@@ -70,6 +70,7 @@
 #include "rp_site.h"
 #include "rp_sort.h"
 #include "rp_spin.h"
+#include "rp_privblocks.h"
 #include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -151,8 +152,23 @@ static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
         on_sync_load(addr, site);
 }
 
+/* Whether an access the filter kept is its thread's to a private heap
+ * block (rp_privblocks.h): then the filter notes it as seen, which makes
+ * its repeats in this span drop, and it goes no further. */
+static Bool private_block_access(Bool is_write, Addr addr, UWord size, Addr site)
+{
+    rp_event e = { .obj = addr, .site = site, .tid = rp_threads_current,
+                   .size = (uint32_t)size, .kind = is_write ? RP_EV_WRITE : RP_EV_READ };
+
+    if (!rp_privblocks_skip(rp_threads_current, addr, size))
+        return False;
+    repeats_note(rp_tool_engine->repeats, &e);
+    return True;
+}
+
 /* An access the filter did not drop: passed on, unless the thread
- * ignores it or its address is a synchronisation variable. */
+ * ignores it, its address is a synchronisation variable or it is its
+ * thread's to a private heap block. */
 static inline __attribute__((always_inline))
 void pass_on_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
@@ -160,6 +176,8 @@ void pass_on_access(Bool is_write, Addr addr, UWord size, Addr site)
         on_access_slow(is_write, addr, size, site);
         return;
     }
+    if (private_block_access(is_write, addr, size, site))
+        return;
     rp_tool_emit_kept_access(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
                              (uint32_t)size, site | rp_site_current_tag);
 }
@@ -653,39 +671,58 @@ static VG_REGPARM(2) void on_stack_store(Addr addr, UWord value)
     rp_stacks_store(addr, value);
 }
 
-/* The bound values of the running thread's stack, loaded in the
- * translated code (rp_stacks.h). */
-typedef struct stack_bounds {
-    IRExpr *lo, *span;
-    IRExpr *shared_target;     /* Ity_I1: the store's address is not private */
-} stack_bounds;
-
-static stack_bounds load_stack_bounds(IRSB *sb, IRExpr *addr)
+/* A store of a value that may be an address of a private heap block
+ * (rp_privblocks.h). */
+static VG_REGPARM(2) void on_heap_store(Addr addr, UWord value)
 {
-    stack_bounds b;
-    IRExpr *private_span, *offset;
+    rp_privblocks_store(addr, value);
+}
 
-    b.lo = load_word(sb, &rp_stacks_lo);
-    b.span = load_word(sb, &rp_stacks_span);
-    private_span = load_word(sb, &rp_stacks_private_span);
-    offset = new_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, addr, b.lo));
-    b.shared_target = new_tmp(sb, Ity_I1,
-                              IRExpr_Unop(Iop_Not1,
-                                          new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, offset,
-                                                                           private_span))));
+/* What the translated code compares a stored word with, loaded once per
+ * store (rp_stacks.h, rp_privblocks.h). */
+typedef struct store_bounds {
+    IRExpr *stack_lo, *stack_span;     /* NULL: private stacks are off */
+    IRExpr *heap_lo, *heap_span;       /* NULL: private blocks are off */
+    IRExpr *shared_target;     /* Ity_I1: the store's address is not in the private stack */
+} store_bounds;
+
+static IRExpr *outside_private_stack(IRSB *sb, IRExpr *addr, IRExpr *lo)
+{
+    IRExpr *private_span = load_word(sb, &rp_stacks_private_span);
+    IRExpr *offset = new_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, addr, lo));
+
+    return new_tmp(sb, Ity_I1,
+                   IRExpr_Unop(Iop_Not1, new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, offset,
+                                                                          private_span))));
+}
+
+static store_bounds load_store_bounds(IRSB *sb, IRExpr *addr)
+{
+    store_bounds b = { NULL, NULL, NULL, NULL, IRExpr_Const(IRConst_U1(True)) };
+
+    if (rp_stacks_enabled) {
+        b.stack_lo = load_word(sb, &rp_stacks_lo);
+        b.stack_span = load_word(sb, &rp_stacks_span);
+        b.shared_target = outside_private_stack(sb, addr, b.stack_lo);
+    }
+    if (rp_privblocks_active) {
+        b.heap_lo = load_word(sb, &rp_privblocks_env_lo);
+        b.heap_span = load_word(sb, &rp_privblocks_env_span);
+    }
     return b;
 }
 
-/* Calls on_stack_store if the 64-bit `value` lies in the running thread's
- * stack and the store's target is not private: a few operations in the
- * translated code, a call only for a stack address leaving the private
- * part. */
-static void add_stack_word_check(IRSB *sb, const stack_bounds *b, IRExpr *addr, IRExpr *value)
+/* Calls `fn` on (addr, value) if value - lo <= span (`inclusive`) or
+ * < span, and the store's target is not in the private stack: a few
+ * operations in the translated code, a call only for a value in range. */
+static void add_word_check(IRSB *sb, const store_bounds *b, IRExpr *addr, IRExpr *value,
+                           IRExpr *lo, IRExpr *span, Bool inclusive, const HChar *name,
+                           void *fn)
 {
-    IRExpr *offset = new_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, value, b->lo));
-    IRExpr *inside = new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, offset, b->span));
-    IRDirty *d = unsafeIRDirty_0_N(2, "rp_on_stack_store",
-                                   VG_(fnptr_to_fnentry)(&on_stack_store),
+    IRExpr *offset = new_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, value, lo));
+    IRExpr *inside = new_tmp(sb, Ity_I1, IRExpr_Binop(inclusive ? Iop_CmpLE64U : Iop_CmpLT64U,
+                                                      offset, span));
+    IRDirty *d = unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn),
                                    mkIRExprVec_2(addr, value));
 
     d->guard = new_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, inside, b->shared_target));
@@ -693,31 +730,43 @@ static void add_stack_word_check(IRSB *sb, const stack_bounds *b, IRExpr *addr, 
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
-/* A store may let an address of the thread's stack escape (rp_stacks.h):
- * each 64-bit word it stores is checked, vectors lane by lane (a memcpy
- * of a structure holding a pointer). */
-static void add_stack_store_checks(IRSB *sb, IRExpr *addr, IRExpr *data)
+/* One 64-bit word stored: may it be an address of the thread's stack, or
+ * of a private heap block, leaving? */
+static void add_word_checks(IRSB *sb, const store_bounds *b, IRExpr *addr, IRExpr *value)
+{
+    if (b->stack_lo != NULL)
+        add_word_check(sb, b, addr, value, b->stack_lo, b->stack_span, True,
+                       "rp_on_stack_store", &on_stack_store);
+    if (b->heap_lo != NULL)
+        add_word_check(sb, b, addr, value, b->heap_lo, b->heap_span, False,
+                       "rp_on_heap_store", &on_heap_store);
+}
+
+/* A store may let an address of the thread's stack (rp_stacks.h) or of a
+ * private heap block (rp_privblocks.h) escape: each 64-bit word it stores
+ * is checked, vectors lane by lane (a memcpy of a structure holding a
+ * pointer). */
+static void add_store_checks(IRSB *sb, IRExpr *addr, IRExpr *data)
 {
     static const IROp v256_lanes[] = { Iop_V256to64_0, Iop_V256to64_1, Iop_V256to64_2,
                                        Iop_V256to64_3 };
     IRType ty = typeOfIRExpr(sb->tyenv, data);
-    stack_bounds b;
+    store_bounds b;
     UInt i;
 
-    if (!rp_stacks_enabled || rp_instrument_floor || translating_alone()
-        || (ty != Ity_I64 && ty != Ity_V128 && ty != Ity_V256))
+    if ((!rp_stacks_enabled && !rp_privblocks_active) || rp_instrument_floor
+        || translating_alone() || (ty != Ity_I64 && ty != Ity_V128 && ty != Ity_V256))
         return;
-    b = load_stack_bounds(sb, addr);
+    b = load_store_bounds(sb, addr);
     if (ty == Ity_I64) {
-        add_stack_word_check(sb, &b, addr, data);
+        add_word_checks(sb, &b, addr, data);
     } else if (ty == Ity_V128) {
-        add_stack_word_check(sb, &b, addr, new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_V128to64, data)));
-        add_stack_word_check(sb, &b, addr,
-                             new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_V128HIto64, data)));
+        add_word_checks(sb, &b, addr, new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_V128to64, data)));
+        add_word_checks(sb, &b, addr, new_tmp(sb, Ity_I64, IRExpr_Unop(Iop_V128HIto64, data)));
     } else {
         for (i = 0; i < 4; i++)
-            add_stack_word_check(sb, &b, addr,
-                                 new_tmp(sb, Ity_I64, IRExpr_Unop(v256_lanes[i], data)));
+            add_word_checks(sb, &b, addr,
+                            new_tmp(sb, Ity_I64, IRExpr_Unop(v256_lanes[i], data)));
     }
 }
 
@@ -829,7 +878,7 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
         break;
 
     case Ist_Store:
-        add_stack_store_checks(sb, st->Ist.Store.addr, st->Ist.Store.data);
+        add_store_checks(sb, st->Ist.Store.addr, st->Ist.Store.data);
         add_access(sb, True, st->Ist.Store.addr,
                    sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)),
                    site, NULL);
@@ -851,7 +900,7 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
 
         /* Checked whether or not the guard holds: at worst a needless
          * escape. */
-        add_stack_store_checks(sb, sg->addr, sg->data);
+        add_store_checks(sb, sg->addr, sg->data);
         add_access(sb, True, sg->addr,
                    sizeofIRType(typeOfIRExpr(tyenv, sg->data)), site, sg->guard);
         break;
@@ -882,9 +931,9 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
 
         /* A double CAS (cmpxchg16b) has a second half. */
-        add_stack_store_checks(sb, cas->addr, cas->dataLo);
+        add_store_checks(sb, cas->addr, cas->dataLo);
         if (cas->dataHi != NULL)
-            add_stack_store_checks(sb, cas->addr, cas->dataHi);
+            add_store_checks(sb, cas->addr, cas->dataHi);
         /* One of a word: after it, when what it found is known
          * (add_rmw_after). */
         if (cas->dataHi != NULL)

@@ -7,6 +7,7 @@
 #include "rp_libc.h"
 #include "rp_locks.h"
 #include "rp_site.h"
+#include "rp_privblocks.h"
 #include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -25,6 +26,8 @@ void rp_libc_emit(ThreadId vg_tid, rp_event_kind kind, Addr addr, SizeT size, Ad
     if (rp_threads_current_ignores & ignored)
         return;
     tid = rp_threads_of_vg(vg_tid);
+    if (rp_privblocks_skip(tid, addr, size))
+        return;
     rp_tool_emit_range(kind, tid, addr, size, (ip & RP_SITE_IP_MASK) | rp_locks_tag(tid));
 }
 
@@ -36,6 +39,11 @@ void rp_libc_access(ThreadId vg_tid, UWord read_addr, UWord read_size, UWord wri
 
     if (!rp_threads_is_live(vg_tid) || caller == 0)
         return;
+    /* A copy writes what it reads, addresses of private blocks too. */
+    if (read_size != 0 && write_size != 0 && rp_tool_range_plausible(read_addr, read_size)
+        && !rp_stacks_is_private(write_addr, write_size))
+        rp_privblocks_copied(rp_threads_of_vg(vg_tid), write_addr, read_addr,
+                             read_size < write_size ? read_size : write_size);
     /* A garbled announcing record must not make the engine walk terabytes. */
     if (rp_tool_range_plausible(read_addr, read_size))
         rp_libc_emit(vg_tid, RP_EV_READ, read_addr, read_size, ip);

@@ -37,6 +37,7 @@
 #include "rp_sarif.h"
 #include "rp_sched.h"
 #include "rp_spill.h"
+#include "rp_privblocks.h"
 #include "rp_stacks.h"
 #include "rp_threads.h"
 #include "rp_tool.h"
@@ -131,6 +132,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--block-repeats", rp_instrument_block_repeats) {
     } else if VG_BOOL_CLO(arg, "--private-stacks", rp_stacks_enabled) {
+    } else if VG_BOOL_CLO(arg, "--private-heap", rp_privblocks_enabled) {
     } else if VG_BOOL_CLO(arg, "--skip-alone", rp_stacks_skip_alone) {
     } else if VG_BOOL_CLO(arg, "--free-is-write", rp_heap_free_is_write) {
     } else if VG_BOOL_CLO(arg, "--fd-sync", rp_syscalls_fd_sync) {
@@ -193,6 +195,9 @@ static void print_usage(void)
 "    --private-stacks=yes|no   a thread's accesses to its own stack are not\n"
 "                              checked while no stack address has left the\n"
 "                              thread since their frame was made [yes]\n"
+"    --private-heap=yes|no     a thread's accesses to the whole pages of a heap\n"
+"                              block it allocated are not checked while no\n"
+"                              address of the block has left the thread [yes]\n"
 "    --skip-alone=yes|no       plain accesses are not checked while the program\n"
 "                              has one thread, which has joined every other\n"
 "                              (none of them can race) [yes]\n"
@@ -297,6 +302,7 @@ static void post_clo_init(void)
     rp_engine_merge_reports(rp_tool_engine);
     rp_wreport_init(rp_engine_window(rp_tool_engine));
     rp_instrument_set_engine(rp_tool_engine);
+    rp_privblocks_set_engine(rp_tool_engine);
 }
 
 /* The end of detection (at exit, or over --max-memory): the detectors'
@@ -321,8 +327,11 @@ static void finish_detection(void)
         VG_(umsg)("racepred: %llu accesses left out of the code as repeats within "
                   "their superblock (counted once per translation)\n",
                   rp_blockrep_dropped_static);
+    if (VG_(clo_verbosity) > 1)
+        rp_privblocks_print_stats();
     rp_wreport_kept(rp_tool_engine);
     rp_instrument_set_engine(NULL);
+    rp_privblocks_set_engine(NULL);
     rp_engine_destroy(rp_tool_engine);
     rp_tool_engine = NULL;
 }

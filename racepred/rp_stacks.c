@@ -6,6 +6,7 @@
 
 #include "rp_heap.h"
 #include "rp_privstack.h"
+#include "rp_privblocks.h"
 #include "rp_stacks.h"
 #include "rp_threads.h"
 
@@ -138,16 +139,57 @@ void rp_stacks_forget(ThreadId tid)
         privstack_none(&stacks[tid]);
 }
 
+/* The lowest address of tid's stack that an aligned word of [lo, hi)
+ * holds, or 0. */
+static Addr lowest_pointed(const rp_privstack *s, Addr lo, Addr hi)
+{
+    Addr lowest = 0, a;
+
+    for (a = (lo + 7) & ~(Addr)7; a + 8 <= hi && a + 8 > a; a += 8) {
+        Addr value = *(const Addr *)a;
+
+        if (privstack_holds(s, value) && (lowest == 0 || value < lowest))
+            lowest = value;
+    }
+    return lowest;
+}
+
+void rp_stacks_escape_pointed(Addr lo, Addr hi)
+{
+    ThreadId tid;
+
+    if (!rp_stacks_enabled || stacks == NULL)
+        return;
+    for (tid = 1; tid < VG_N_THREADS; tid++) {
+        rp_privstack *s;
+        Addr lowest;
+
+        if (!rp_threads_is_live(tid) || stacks[tid].lo > stacks[tid].hi)
+            continue;
+        s = stack_of(tid);
+        if ((lowest = lowest_pointed(s, lo, hi)) == 0)
+            continue;
+        privstack_escape(s, VG_(get_SP)(tid), lowest);
+        if (tid == rp_threads_current_vg)
+            publish(s);
+        rp_privblocks_scan(s->shared_from, s->hi + 1);
+    }
+}
+
 void rp_stacks_store(Addr addr, UWord value)
 {
     ThreadId tid = rp_threads_current_vg;
     rp_privstack *s;
 
-    if (stacks == NULL)
+    /* Into a private block of the thread's own: its escape shares the
+     * frame then (rp_stacks_escape_pointed). */
+    if (stacks == NULL || rp_privblocks_owned(rp_threads_current, addr, sizeof value))
         return;
     s = &stacks[tid];
     if (!privstack_store_escapes(s, addr, value, VG_(get_SP)(tid)))
         return;
     privstack_escape(s, VG_(get_SP)(tid), value);
     publish(s);
+    /* What the shared frames hold may be read by other threads now. */
+    rp_privblocks_scan(s->shared_from, s->hi + 1);
 }

@@ -55,6 +55,11 @@ void rp_stacks_switch(ThreadId tid);
  * sends data out through a system call). */
 void rp_stacks_escape(ThreadId tid);
 
+/* A private heap block [lo, hi) escapes (rp_privblocks.h): the frames of
+ * every stack an aligned word of it points into are shared from the
+ * lowest such address up. */
+void rp_stacks_escape_pointed(Addr lo, Addr hi);
+
 /* The thread ended: its stack may be another's next. */
 void rp_stacks_forget(ThreadId tid);
 

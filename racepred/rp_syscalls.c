@@ -11,6 +11,7 @@
 #include "rp_instrument.h"
 #include "rp_libc.h"
 #include "rp_reserve.h"
+#include "rp_privblocks.h"
 #include "rp_stacks.h"
 #include "rp_inline.h"
 #include "rp_syscalls.h"
@@ -233,8 +234,10 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args)
         fd_location(tid, c, RP_EV_WRITE, args[0]);
     if (sysno == __NR_dup2 || sysno == __NR_dup3)
         fd_location(tid, c, RP_EV_READ, args[1]);
-    if (sends_data(sysno))
+    if (sends_data(sysno)) {
         rp_stacks_escape(tid);
+        rp_privblocks_escape_thread(rp_threads_of_vg(tid));
+    }
     if (writes_fd(sysno))
         fd_sync(tid, c, RP_EV_SYNC_SEND, args[0]);
     else if (sysno == __NR_rt_sigaction && args[1] != 0 && args[0] < 1024)

@@ -23,6 +23,7 @@
 #include "rp_instrument.h"
 #include "rp_locks.h"
 #include "rp_site.h"
+#include "rp_privblocks.h"
 #include "rp_stacks.h"
 #include "rp_tool.h"
 
@@ -125,8 +126,10 @@ static void on_ll_create(ThreadId parent, ThreadId child)
         threads_cloned = True;
         rp_instrument_alone_ends();
     }
-    /* The new thread may be handed addresses of the parent's stack. */
+    /* The new thread may be handed addresses of the parent's stack and
+     * of its private blocks. */
     rp_stacks_escape(parent);
+    rp_privblocks_escape_thread(rp_by_vg[parent]);
     threads[rp_by_vg[parent]].last_child = child_rp;
     /* Reports announce each thread they mention with this stack. */
     threads[child_rp].created_at = VG_(record_ExeContext)(parent, 0);
@@ -227,6 +230,8 @@ static void on_ll_exit(ThreadId tid)
     threads[rp].exited = True;
     threads[rp].vg_tid = VG_INVALID_THREADID;
     rp_stacks_forget(tid);
+    /* Its joiner, or whoever it left addresses to, may use its blocks. */
+    rp_privblocks_escape_thread(rp);
     rp_by_vg[tid] = RP_NO_THREAD;
     if (threads[rp].waiting_joiner != RP_NO_THREAD)
         emit_join(threads[rp].waiting_joiner, rp);
@@ -256,8 +261,10 @@ rp_tid_t rp_threads_task_new(ThreadId creator)
 
     threads[task].is_task = True;
     threads[task].created_at = VG_(record_ExeContext)(creator, 0);
-    /* The task may be handed addresses of its creator's stack. */
+    /* The task may be handed addresses of its creator's stack and of its
+     * private blocks. */
     rp_stacks_escape(creator);
+    rp_privblocks_escape_thread(rp_threads_of_vg(creator));
     rp_tool_emit(RP_EV_FORK, rp_threads_of_vg(creator), task, 0, 0);
     return task;
 }
@@ -277,6 +284,7 @@ void rp_threads_task_leave(ThreadId vg_tid, rp_tid_t task, rp_tid_t outer, Bool 
 {
     threads[task].exited = True;
     threads[task].vg_tid = VG_INVALID_THREADID;
+    rp_privblocks_escape_thread(task);
     rp_by_vg[vg_tid] = outer;
     if (vg_tid == rp_threads_current_vg)
         switch_to(vg_tid);

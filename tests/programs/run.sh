@@ -51,10 +51,10 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_detached racy_alone racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes racy_cxx_atomic racy_use_after_free"
-race_free="mutex_counter join_then_read join_root private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_taskloop omp_task_deps omp_task_reuse omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_taskloop llvm_omp_task_deps llvm_omp_task_reuse llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync"
+racy="racy_counter racy_detached racy_alone racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes racy_cxx_atomic racy_use_after_free racy_private_heap"
+race_free="mutex_counter join_then_read join_root private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_taskloop omp_task_deps omp_task_reuse omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_taskloop llvm_omp_task_deps llvm_omp_task_reuse llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync private_heap"
 
-pipe_ordered="racy_nopie racy_stripped c11_racy racy_detached racy_alone hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_use_after_free racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race llvm_omp_hidden_race cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish racy_cxx_atomic rust_sync rust_hidden_race racy_rust_rwlock rust_rwlock_hidden_race"
+pipe_ordered="racy_nopie racy_stripped c11_racy racy_detached racy_alone hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_use_after_free racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race llvm_omp_hidden_race cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish racy_cxx_atomic rust_sync rust_hidden_race racy_rust_rwlock rust_rwlock_hidden_race racy_private_heap"
 
 failures=0
 checks=0
@@ -853,6 +853,31 @@ if built racy_alone; then
     else
         fail "racy_alone: $skipped events against $seen with --skip-alone=no (expected 4096 fewer, same 2 races)"
         diff "$expected/racy_alone.stderr.exp" "$tmp/report"
+    fi
+fi
+
+# Heap blocks of a thread (--private-heap, rp_privheap.h): private_heap's
+# workers fill 64 KiB tables of their own at random, so it has at least
+# 65,536 events fewer than with --private-heap=no, and every address that
+# left a block was seen leave (none was reached by another thread first).
+# racy_private_heap has its six races (one per way out) with the option
+# off too.
+if built private_heap && built racy_private_heap; then
+    private_events() {
+        sed -n 's/^==[0-9]*== racepred: \([0-9]*\) events from .*/\1/p' "$tmp/err"
+    }
+    run_tool -v "$progs/private_heap"
+    skipped=$(private_events)
+    unseen=$(sed -n 's/^==[0-9]*== racepred: [0-9]* private heap blocks .*, \([0-9]*\) of them reached by another thread.*/\1/p' "$tmp/err")
+    run_tool -v --private-heap=no "$progs/private_heap"
+    seen=$(private_events)
+    run_tool -q --private-heap=no "$progs/racy_private_heap"
+    races=$(grep -c '^==[0-9]*== Data race' "$tmp/err")
+    if [ -n "$skipped" ] && [ -n "$seen" ] && [ $((seen - skipped)) -ge 65536 ] &&
+       [ "$unseen" = 0 ] && [ "$races" = 6 ]; then
+        pass "private_heap: $skipped events against $seen with --private-heap=no; racy_private_heap: 6 races either way"
+    else
+        fail "private_heap: $skipped events against $seen with --private-heap=no (expected 65,536 fewer), $unseen blocks reached unseen (expected 0); racy_private_heap: $races races with the option off (expected 6)"
     fi
 fi
 

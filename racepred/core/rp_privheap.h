@@ -1,0 +1,153 @@
+/* rp_privheap.h — heap blocks no other thread can reach yet.
+ *
+ * Most of what a compressor's worker touches is its own: zlib's window and
+ * hash chains, bzip2's sort arrays, allocated by the worker and reached
+ * through its own stack.  Each first access of a span to such memory is an
+ * event the detectors must treat (pigz: 91 % of the 7 M events, pbzip2
+ * about 80 %), though no other thread can access it while no address of
+ * the block has left the thread.  The private stack (rp_privstack.h)
+ * makes the same argument for stack frames; this is its heap twin.
+ *
+ * A block is private from its allocation to its escape.  Another thread
+ * can reach it only through an address of it (its start or any byte
+ * inside), which must leave its owner first:
+ *   - stored by the owner into memory that is not one of its private
+ *     blocks (a global, a shared block, a stack): privheap_store;
+ *   - held by another private block of the owner that escapes, or by a
+ *     stack range that becomes shared: an escaping range is scanned for
+ *     addresses of private blocks, which escape with it (privheap_scan);
+ *   - handed over by the owner's thread creation, a system call that sends
+ *     data, or its end: every block of the owner escapes
+ *     (privheap_escape_owner).
+ * An access of the owner to a private block is no event.  What that can
+ * miss is what the private stack misses: an access made before the escape
+ * racing with another thread's access after it.  That thread got the
+ * address from the store that published it; a publishing store that is a
+ * plain racy write is reported itself, and one made through
+ * synchronisation orders the owner's earlier accesses before the other
+ * thread's, in every correct reordering too (the other thread's read of
+ * the address must read the publishing store).  Addresses that leave
+ * without being stored (computed, disguised by arithmetic, written by code
+ * racepred ignores) are not seen: the first access of another thread makes
+ * the block shared then (the front end counts those).
+ *
+ * Words are taken for addresses by their value alone, and under Valgrind
+ * the heap lies low, where integers live too: zlib's hash chains, stored
+ * four 16-bit entries to a vector lane, look like addresses of every
+ * thread's blocks.  Only the owner can hold a real address of its private
+ * block, so a store or a copy lets only the storing thread's blocks
+ * escape, and an escaping block only its owner's.
+ *
+ * Only blocks of a page or more are kept (the ones whose first touches
+ * cost), so that a page meets at most two of them (one ending in it, one
+ * starting): a shadow of page numbers holds both indices, and one lookup
+ * answers "whose private block holds this byte".  Pure bookkeeping: the
+ * front end feeds it allocations, stores and escapes, and reads the client
+ * memory it scans through plain pointers (the tool shares the client's
+ * address space).
+ */
+#ifndef RP_PRIVHEAP_H
+#define RP_PRIVHEAP_H
+
+#include "rp_shadow.h"
+#include "rp_u64map.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RP_PRIVHEAP_PAGE_BITS 12
+#define RP_PRIVHEAP_NONE UINT32_MAX
+
+typedef struct rp_privheap_block {
+    uint64_t lo, hi;            /* its bytes, [lo, hi); 0, 0: a free entry */
+    uint32_t owner;             /* the thread that allocated it */
+    uint32_t prev, next;        /* the owner's private blocks (index + 1, 0: none);
+                                 * next also links the free entries */
+} rp_privheap_block;
+
+/* The private blocks a page meets (index + 1, 0: none). */
+typedef struct rp_privheap_page {
+    uint32_t block[2];
+} rp_privheap_page;
+
+typedef struct rp_privheap {
+    rp_shadow pages;            /* page number → rp_privheap_page */
+    rp_privheap_block *blocks;
+    uint32_t n_blocks, cap_blocks, free_head;
+    rp_u64map by_lo;            /* a block's first byte → its index + 1 */
+    uint32_t *heads;            /* by owner: its first private block (index + 1) */
+    uint32_t n_heads;
+    uint64_t env_lo, env_hi;    /* every private block ever lies in [env_lo, env_hi) */
+    uint64_t *work;             /* blocks escaped, not yet scanned: lo, hi, owner */
+    uint32_t n_work, cap_work;
+    uint64_t n_made, n_escaped;
+} rp_privheap;
+
+/* Told for each block that escapes: [lo, lo + size) is shared from now on. */
+typedef void (*rp_privheap_fn)(void *ctx, uint64_t lo, uint64_t size);
+
+void privheap_init(rp_privheap *h);
+void privheap_fini(rp_privheap *h);
+
+/* `owner` allocated [lo, lo + size).  Private if it has a page's worth
+ * of bytes; returns whether it is. */
+bool privheap_block_new(rp_privheap *h, uint32_t owner, uint64_t lo, uint64_t size);
+
+/* The block starting at lo is freed (or moved): it is no more, and
+ * returns its owner if it was private, else RP_PRIVHEAP_NONE.  Nothing
+ * escapes: the caller makes its memory fresh. */
+uint32_t privheap_block_gone(rp_privheap *h, uint64_t lo);
+
+/* Whether value may be an address of a private block: the test the
+ * translated code makes before it calls privheap_store. */
+static inline bool privheap_in_envelope(const rp_privheap *h, uint64_t value)
+{
+    return value - h->env_lo < h->env_hi - h->env_lo;
+}
+
+/* The private block holding the byte at addr, as index + 1, or 0. */
+static inline uint32_t privheap_find(rp_privheap *h, uint64_t addr)
+{
+    const rp_privheap_page *page;
+
+    if (!privheap_in_envelope(h, addr))
+        return 0;
+    page = shadow_slot_if_cached(&h->pages, addr >> RP_PRIVHEAP_PAGE_BITS);
+    if (page == NULL && (page = shadow_find_refill(&h->pages, addr >> RP_PRIVHEAP_PAGE_BITS)) == NULL)
+        return 0;
+    for (unsigned k = 0; k < 2; k++) {
+        uint32_t i = page->block[k];
+
+        if (i != 0 && addr - h->blocks[i - 1].lo < h->blocks[i - 1].hi - h->blocks[i - 1].lo)
+            return i;
+    }
+    return 0;
+}
+
+/* The owner of the private block holding addr, or RP_PRIVHEAP_NONE. */
+static inline uint32_t privheap_owner(rp_privheap *h, uint64_t addr)
+{
+    uint32_t i = privheap_find(h, addr);
+
+    return i != 0 ? h->blocks[i - 1].owner : RP_PRIVHEAP_NONE;
+}
+
+/* The block holding addr escapes if private, and every private block its
+ * bytes point to, transitively. */
+void privheap_escape_at(rp_privheap *h, uint64_t addr, rp_privheap_fn fn, void *ctx);
+
+/* `tid` stores `value` at addr: an address of one of its private blocks
+ * escapes unless addr is in one of them too. */
+void privheap_store(rp_privheap *h, uint32_t tid, uint64_t addr, uint64_t value,
+                    rp_privheap_fn fn, void *ctx);
+
+/* [lo, hi) becomes reachable by other threads: every private block of
+ * `owner` (RP_PRIVHEAP_NONE: of anyone) an aligned word of it points to
+ * escapes. */
+void privheap_scan(rp_privheap *h, uint32_t owner, uint64_t lo, uint64_t hi, rp_privheap_fn fn,
+                   void *ctx);
+
+/* Every private block of `owner` escapes. */
+void privheap_escape_owner(rp_privheap *h, uint32_t owner, rp_privheap_fn fn, void *ctx);
+
+#endif

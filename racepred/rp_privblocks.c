@@ -1,0 +1,179 @@
+/* rp_privblocks.c — the client's private heap blocks; see rp_privblocks.h. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+
+#include "rp_privblocks.h"
+#include "rp_record.h"
+#include "rp_stacks.h"
+#include "rp_threads.h"
+
+Bool rp_privblocks_enabled = True;
+Bool rp_privblocks_active;
+rp_privheap rp_privblocks_heap;
+Addr rp_privblocks_env_lo;
+UWord rp_privblocks_env_span;
+
+/* The engine whose filter forgets an escaped block (NULL: none). */
+static rp_engine *engine;
+static Bool heap_made;
+static ULong n_foreign, bytes_made, n_stores;
+
+static void publish_envelope(void)
+{
+    rp_privblocks_env_lo = rp_privblocks_active ? rp_privblocks_heap.env_lo : 0;
+    rp_privblocks_env_span = rp_privblocks_active
+                             ? rp_privblocks_heap.env_hi - rp_privblocks_heap.env_lo : 0;
+}
+
+void rp_privblocks_set_engine(rp_engine *eng)
+{
+    engine = eng;
+    rp_privblocks_active = rp_privblocks_enabled && eng != NULL && eng->repeats != NULL
+                           && !rp_record_enabled;
+    if (rp_privblocks_active && !heap_made) {
+        privheap_init(&rp_privblocks_heap);
+        heap_made = True;
+    }
+    publish_envelope();
+}
+
+/* Blocks escaped whose stack addresses are not looked for yet: [lo, hi)
+ * pairs. */
+static Addr *pending;
+static UInt n_pending, cap_pending;
+static Bool settling;
+
+/* A block escapes: its owner's accesses so far in this span were noted
+ * as seen by the filter of repeats only; from now on they are events.
+ * The frames it points to are shared once the core is done (settle). */
+static void forget_escaped(void *ctx, uint64_t lo, uint64_t size)
+{
+    (void)ctx;
+    if (engine != NULL && engine->repeats != NULL)
+        repeats_forget(engine->repeats, lo, size);
+    if (n_pending + 2 > cap_pending) {
+        cap_pending = cap_pending == 0 ? 32 : 2 * cap_pending;
+        pending = VG_(realloc)("rp.privblocks.pending", pending, cap_pending * sizeof *pending);
+    }
+    pending[n_pending++] = lo;
+    pending[n_pending++] = lo + size;
+}
+
+/* The frames the escaped blocks point to are shared, which may make more
+ * blocks escape (rp_stacks_escape_pointed scans the frames it shares). */
+static void settle(void)
+{
+    if (settling)
+        return;
+    settling = True;
+    while (n_pending > 0) {
+        Addr hi = pending[--n_pending];
+        Addr lo = pending[--n_pending];
+
+        rp_stacks_escape_pointed(lo, hi);
+    }
+    settling = False;
+}
+
+void rp_privblocks_new(rp_tid_t tid, Addr addr, SizeT usable)
+{
+    if (!rp_privblocks_active)
+        return;
+    if (privheap_block_new(&rp_privblocks_heap, tid, addr, usable)) {
+        bytes_made += usable;
+        publish_envelope();
+    }
+}
+
+void rp_privblocks_resized(Addr addr, SizeT usable)
+{
+    UInt owner;
+
+    if (!rp_privblocks_active)
+        return;
+    owner = privheap_block_gone(&rp_privblocks_heap, addr);
+    if (owner != RP_PRIVHEAP_NONE)
+        rp_privblocks_new(owner, addr, usable);
+}
+
+Bool rp_privblocks_freed(rp_tid_t tid, Addr addr)
+{
+    UInt owner;
+
+    if (!rp_privblocks_active)
+        return False;
+    owner = privheap_block_gone(&rp_privblocks_heap, addr);
+    if (owner != RP_PRIVHEAP_NONE && owner != tid)
+        n_foreign++;
+    return owner == tid;
+}
+
+/* The block holding addr escapes if it is another thread's. */
+static void escape_if_foreign(rp_tid_t tid, Addr addr)
+{
+    uint32_t i = privheap_find(&rp_privblocks_heap, addr);
+
+    if (i == 0 || rp_privblocks_heap.blocks[i - 1].owner == tid)
+        return;
+    n_foreign++;
+    privheap_escape_at(&rp_privblocks_heap, addr, forget_escaped, NULL);
+}
+
+void rp_privblocks_foreign(rp_tid_t tid, Addr addr, UWord size)
+{
+    escape_if_foreign(tid, addr);
+    if (size > 1)
+        escape_if_foreign(tid, addr + size - 1);
+    settle();
+}
+
+void rp_privblocks_store(Addr addr, UWord value)
+{
+    if (!rp_privblocks_active)
+        return;
+    n_stores++;
+    privheap_store(&rp_privblocks_heap, rp_threads_current, addr, value, forget_escaped, NULL);
+    settle();
+}
+
+void rp_privblocks_copied(rp_tid_t tid, Addr dst, Addr src, SizeT n)
+{
+    rp_privheap *h = &rp_privblocks_heap;
+
+    if (!rp_privblocks_active)
+        return;
+    /* Into one private block of the copying thread: nothing leaves. */
+    if (rp_privblocks_owned(tid, dst, n))
+        return;
+    privheap_scan(h, tid, src, src + n, forget_escaped, NULL);
+    settle();
+}
+
+void rp_privblocks_scan(Addr lo, Addr hi)
+{
+    if (!rp_privblocks_active)
+        return;
+    privheap_scan(&rp_privblocks_heap, RP_PRIVHEAP_NONE, lo, hi, forget_escaped, NULL);
+    settle();
+}
+
+void rp_privblocks_escape_thread(rp_tid_t tid)
+{
+    if (!rp_privblocks_active)
+        return;
+    privheap_escape_owner(&rp_privblocks_heap, tid, forget_escaped, NULL);
+    settle();
+}
+
+void rp_privblocks_print_stats(void)
+{
+    if (!heap_made)
+        return;
+    VG_(umsg)("racepred: %llu private heap blocks (%llu bytes), %llu escaped, %llu of "
+              "them reached by another thread before an escape was seen; %llu stored "
+              "words looked up\n",
+              (ULong)rp_privblocks_heap.n_made, bytes_made, (ULong)rp_privblocks_heap.n_escaped,
+              n_foreign, n_stores);
+}

@@ -1,0 +1,367 @@
+/* test_privheap.c — heap blocks no other thread can reach yet
+ * (rp_privheap.h): which pages are private, the lookups of an address in a
+ * block's partial pages, each way out (a store, a scan, the owner's
+ * escape), transitive escapes through the blocks' contents, frees, and on
+ * random runs against a model that keeps, per block, whether an address
+ * of it could have left its owner: no such block may ever answer as
+ * private. */
+#include "rp_privheap.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define PAGE 4096u
+#define ARENA_PAGES 32u
+
+/* Client memory the scans read: page-aligned, zeroed. */
+static uint8_t *arena;
+
+static int arena_setup(void **state)
+{
+    (void)state;
+    arena = aligned_alloc(PAGE, ARENA_PAGES * PAGE);
+    memset(arena, 0, ARENA_PAGES * PAGE);
+    return 0;
+}
+
+static int arena_teardown(void **state)
+{
+    (void)state;
+    free(arena);
+    return 0;
+}
+
+static uint64_t at(uint64_t offset)
+{
+    return (uint64_t)(uintptr_t)arena + offset;
+}
+
+static void put_word(uint64_t addr, uint64_t value)
+{
+    memcpy((void *)(uintptr_t)addr, &value, sizeof value);
+}
+
+/* What escaped, in order. */
+static uint64_t escaped_lo[64];
+static unsigned n_escaped;
+
+static void note_escape(void *ctx, uint64_t lo, uint64_t size)
+{
+    (void)ctx;
+    assert_true(size > 0);
+    assert_true(n_escaped < 64);
+    escaped_lo[n_escaped++] = lo;
+}
+
+static void start(rp_privheap *h)
+{
+    memset(arena, 0, ARENA_PAGES * PAGE);
+    n_escaped = 0;
+    privheap_init(h);
+}
+
+static void blocks_of_a_page_or_more(void **state)
+{
+    rp_privheap h;
+    uint64_t lo = at(16), hi = at(16 + 3 * PAGE), next = at(16 + 3 * PAGE + 8);
+
+    (void)state;
+    start(&h);
+    assert_false(privheap_block_new(&h, 1, at(20 * PAGE), PAGE - 1));
+    assert_true(privheap_block_new(&h, 1, lo, 3 * PAGE));
+    /* Its neighbour starts in the page where it ends. */
+    assert_true(privheap_block_new(&h, 2, next, PAGE));
+    assert_int_equal(privheap_owner(&h, lo), 1);
+    assert_int_equal(privheap_owner(&h, at(PAGE)), 1);
+    assert_int_equal(privheap_owner(&h, hi - 1), 1);
+    assert_int_equal(privheap_owner(&h, hi), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, next), 2);
+    assert_int_equal(privheap_owner(&h, next + PAGE - 1), 2);
+    assert_int_equal(privheap_owner(&h, lo - 1), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, at(20 * PAGE)), RP_PRIVHEAP_NONE);
+    assert_int_not_equal(privheap_find(&h, lo), privheap_find(&h, next));
+    /* A block over memory whose free was not seen replaces what it meets. */
+    assert_true(privheap_block_new(&h, 3, hi - 8, PAGE));
+    assert_int_equal(privheap_owner(&h, lo), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, next), 3);
+    privheap_fini(&h);
+}
+
+static void stores_that_escape(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(0), b = at(4 * PAGE);
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_block_new(&h, 1, b, 2 * PAGE);
+    /* Into a private page of the same owner: no escape. */
+    privheap_store(&h, 1, a + 8, b + 100, note_escape, NULL);
+    assert_int_equal(n_escaped, 0);
+    /* Into shared memory (not a private page), an inner address: escapes. */
+    privheap_store(&h, 1, at(30 * PAGE), b + 100, note_escape, NULL);
+    assert_int_equal(n_escaped, 1);
+    assert_int_equal(escaped_lo[0], b);
+    assert_int_equal(privheap_owner(&h, b + PAGE), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, a + PAGE), 1);
+    /* A value that points at nothing private. */
+    privheap_store(&h, 1, at(30 * PAGE), 12345, note_escape, NULL);
+    assert_int_equal(n_escaped, 1);
+    privheap_fini(&h);
+}
+
+static void another_owners_page_is_no_hiding_place(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(0), b = at(4 * PAGE);
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_block_new(&h, 2, b, 2 * PAGE);
+    privheap_store(&h, 1, b + PAGE, a, note_escape, NULL);   /* thread 2's private block */
+    assert_int_equal(n_escaped, 1);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_store(&h, 1, b + 2 * PAGE, a, note_escape, NULL);   /* just past it: shared */
+    assert_int_equal(n_escaped, 2);
+    /* Only the owner can hold a real address of its block: a word of
+     * thread 2 that looks like one is an integer. */
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_store(&h, 2, at(30 * PAGE), a + 8, note_escape, NULL);
+    assert_int_equal(n_escaped, 2);
+    assert_int_equal(privheap_owner(&h, a), 1);
+    privheap_fini(&h);
+}
+
+static void escapes_follow_the_contents(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(0), b = at(4 * PAGE), c = at(8 * PAGE), d = at(12 * PAGE);
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_block_new(&h, 1, b, 2 * PAGE);
+    privheap_block_new(&h, 1, c, 2 * PAGE);
+    privheap_block_new(&h, 1, d, 2 * PAGE);
+    put_word(a + 8, b + 16);        /* a → b → c, and c → a (a cycle) */
+    put_word(b + PAGE, c);
+    put_word(c + 2 * PAGE - 8, a);
+    put_word(d + 3, a);             /* unaligned: not a pointer */
+    privheap_block_new(&h, 2, at(16 * PAGE), 2 * PAGE);
+    put_word(b + 64, at(16 * PAGE));  /* another owner's: an integer */
+    privheap_escape_at(&h, a + 5, note_escape, NULL);
+    assert_int_equal(n_escaped, 3);
+    assert_int_equal(privheap_owner(&h, at(16 * PAGE)), 2);
+    assert_int_equal(privheap_owner(&h, d + PAGE), 1);
+    assert_int_equal(privheap_owner(&h, c + PAGE), RP_PRIVHEAP_NONE);
+    privheap_fini(&h);
+}
+
+static void scans_and_owners(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(0), b = at(4 * PAGE), c = at(8 * PAGE), stack = at(28 * PAGE);
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_block_new(&h, 2, b, 2 * PAGE);
+    privheap_block_new(&h, 1, c, 2 * PAGE);
+    put_word(stack + 64, b + 1);
+    privheap_scan(&h, RP_PRIVHEAP_NONE, stack, stack + 128, note_escape, NULL);
+    assert_int_equal(n_escaped, 1);
+    assert_int_equal(escaped_lo[0], b);
+    privheap_escape_owner(&h, 1, note_escape, NULL);
+    assert_int_equal(n_escaped, 3);
+    assert_int_equal(privheap_owner(&h, a + PAGE), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, c + PAGE), RP_PRIVHEAP_NONE);
+    privheap_escape_owner(&h, 7, note_escape, NULL);   /* an owner never seen */
+    assert_int_equal(n_escaped, 3);
+    privheap_fini(&h);
+}
+
+static void frees_and_reuse(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(0);
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    assert_int_equal(privheap_block_gone(&h, a + 8), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_block_gone(&h, a), 1);
+    assert_int_equal(privheap_owner(&h, a + PAGE), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_block_gone(&h, a), RP_PRIVHEAP_NONE);
+    privheap_block_new(&h, 2, a, 3 * PAGE);
+    assert_int_equal(privheap_owner(&h, a + 2 * PAGE), 2);
+    privheap_escape_owner(&h, 1, note_escape, NULL);
+    assert_int_equal(n_escaped, 0);
+    /* A block allocated again at the same start replaces the old one. */
+    privheap_block_new(&h, 3, a, 2 * PAGE);
+    assert_int_equal(privheap_owner(&h, a + PAGE), 3);
+    assert_int_equal(privheap_owner(&h, a + 2 * PAGE), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_block_gone(&h, a), 3);
+    privheap_fini(&h);
+}
+
+#define N_BLOCKS 6u
+#define N_OWNERS 2u
+
+/* The model: per block slot, live, its owner, and whether its address
+ * left it. */
+typedef struct model_block {
+    bool live, escaped;
+    uint32_t owner;
+} model_block;
+
+/* Blocks of 3 pages less 8 bytes, one after the other: a block ends in
+ * the page where the next starts. */
+#define BLOCK_SIZE (3 * PAGE - 8)
+
+static uint64_t block_lo(unsigned k)
+{
+    return at(16 + (uint64_t)k * 3 * PAGE);
+}
+
+static model_block model[N_BLOCKS];
+
+/* Each escape the core reports is of a live block the model has not
+ * seen escape before this step (the model decides by itself). */
+static void model_escape(void *ctx, uint64_t lo, uint64_t size)
+{
+    (void)ctx;
+    assert_int_equal(size, BLOCK_SIZE);
+    for (unsigned k = 0; k < N_BLOCKS; k++)
+        if (block_lo(k) == lo)
+            assert_true(model[k].live);
+}
+
+/* Block slot k's address leaves its owner: it escapes, and so does, at
+ * that moment, every live block of the same owner its words point to. */
+static void model_escape_block(unsigned k)
+{
+    if (!model[k].live || model[k].escaped)
+        return;
+    model[k].escaped = true;
+    for (uint64_t a = block_lo(k); a + 8 <= block_lo(k) + BLOCK_SIZE; a += 8) {
+        uint64_t v;
+
+        memcpy(&v, (void *)(uintptr_t)a, sizeof v);
+        for (unsigned j = 0; j < N_BLOCKS; j++)
+            if (model[j].owner == model[k].owner && v >= block_lo(j)
+                && v < block_lo(j) + BLOCK_SIZE)
+                model_escape_block(j);
+    }
+}
+
+/* Zeroes every word of the arena that points into block slot k. */
+static void scrub_pointers_to(unsigned k)
+{
+    for (uint64_t a = at(0); a < at(ARENA_PAGES * PAGE); a += 8) {
+        uint64_t v;
+
+        memcpy(&v, (void *)(uintptr_t)a, sizeof v);
+        if (v >= block_lo(k) && v < block_lo(k) + BLOCK_SIZE)
+            put_word(a, 0);
+    }
+}
+
+static void check_model(rp_privheap *h)
+{
+    for (unsigned k = 0; k < N_BLOCKS; k++) {
+        uint32_t owner = privheap_owner(h, block_lo(k) + (uint64_t)(rand() % BLOCK_SIZE));
+
+        if (!model[k].live || model[k].escaped)
+            assert_int_equal(owner, RP_PRIVHEAP_NONE);
+        else
+            assert_int_equal(owner, model[k].owner);
+    }
+}
+
+static void random_runs(void **state)
+{
+    (void)state;
+    srand(7);
+    for (unsigned run = 0; run < 1000; run++) {
+        rp_privheap h;
+
+        start(&h);
+        memset(model, 0, sizeof model);
+        for (unsigned step = 0; step < 80; step++) {
+            unsigned k = (unsigned)rand() % N_BLOCKS, j = (unsigned)rand() % N_BLOCKS;
+            uint64_t inner = block_lo(j) + (uint64_t)(rand() % BLOCK_SIZE);
+            uint64_t word = block_lo(k) + 8 * (uint64_t)(rand() % (BLOCK_SIZE / 8));
+            uint32_t owner = (uint32_t)rand() % N_OWNERS;
+
+            switch (rand() % 6) {
+            case 0:   /* allocate */
+                if (model[k].live)
+                    break;
+                memset((void *)(uintptr_t)block_lo(k), 0, BLOCK_SIZE);
+                privheap_block_new(&h, owner, block_lo(k), BLOCK_SIZE);
+                model[k] = (model_block){ .live = true, .owner = owner };
+                break;
+            case 1:   /* free (and no pointer to it is left anywhere) */
+                privheap_block_gone(&h, block_lo(k));
+                model[k].live = false;
+                scrub_pointers_to(k);
+                break;
+            case 2: { /* `owner` stores a pointer to j in k */
+                uint32_t target_owner = privheap_owner(&h, word);
+
+                if (!model[k].live || !model[j].live)
+                    break;
+                put_word(word, inner);
+                privheap_store(&h, owner, word, inner, model_escape, NULL);
+                /* Its own block, into memory not its own private block. */
+                if (model[j].owner == owner && target_owner != owner)
+                    model_escape_block(j);
+                break;
+            }
+            case 3:   /* `owner` stores a pointer to j in shared memory */
+                if (model[j].live) {
+                    privheap_store(&h, owner, at(30 * PAGE), inner, model_escape, NULL);
+                    if (model[j].owner == owner)
+                        model_escape_block(j);
+                }
+                break;
+            case 4:   /* an owner's every block */
+                privheap_escape_owner(&h, owner, model_escape, NULL);
+                for (unsigned i = 0; i < N_BLOCKS; i++)
+                    if (model[i].owner == owner)
+                        model_escape_block(i);
+                break;
+            default:  /* k escapes by its address */
+                if (model[k].live) {
+                    privheap_escape_at(&h, block_lo(k) + BLOCK_SIZE - 1, model_escape, NULL);
+                    model_escape_block(k);
+                }
+                break;
+            }
+            check_model(&h);
+        }
+        privheap_fini(&h);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(blocks_of_a_page_or_more),
+        cmocka_unit_test(stores_that_escape),
+        cmocka_unit_test(another_owners_page_is_no_hiding_place),
+        cmocka_unit_test(escapes_follow_the_contents),
+        cmocka_unit_test(scans_and_owners),
+        cmocka_unit_test(frees_and_reuse),
+        cmocka_unit_test(random_runs),
+    };
+    return cmocka_run_group_tests(tests, arena_setup, arena_teardown);
+}
