@@ -152,23 +152,10 @@ static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
         on_sync_load(addr, site);
 }
 
-/* Whether an access the filter kept is its thread's to a private heap
- * block (rp_privblocks.h): then the filter notes it as seen, which makes
- * its repeats in this span drop, and it goes no further. */
-static Bool private_block_access(Bool is_write, Addr addr, UWord size, Addr site)
-{
-    rp_event e = { .obj = addr, .site = site, .tid = rp_threads_current,
-                   .size = (uint32_t)size, .kind = is_write ? RP_EV_WRITE : RP_EV_READ };
-
-    if (!rp_privblocks_skip(rp_threads_current, addr, size))
-        return False;
-    repeats_note(rp_tool_engine->repeats, &e);
-    return True;
-}
-
 /* An access the filter did not drop: passed on, unless the thread
  * ignores it, its address is a synchronisation variable or it is its
- * thread's to a private heap block. */
+ * thread's to a private heap block (rp_privblocks.h) whose page the
+ * helpers' first test did not find cached. */
 static inline __attribute__((always_inline))
 void pass_on_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
@@ -176,7 +163,7 @@ void pass_on_access(Bool is_write, Addr addr, UWord size, Addr site)
         on_access_slow(is_write, addr, size, site);
         return;
     }
-    if (private_block_access(is_write, addr, size, site))
+    if (rp_privblocks_skip(rp_threads_current, addr, size))
         return;
     rp_tool_emit_kept_access(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current, addr,
                              (uint32_t)size, site | rp_site_current_tag);
@@ -268,11 +255,17 @@ static __attribute__((noinline)) void on_new_access(Bool is_write, Addr addr, UW
     pass_on_access(is_write, addr, size, site);
 }
 
-/* An access outside the running thread's private stack (rp_stacks.h). */
+/* An access outside the running thread's private stack (rp_stacks.h):
+ * none either if it is to one of the thread's private heap blocks
+ * (rp_privblocks.h), whose accesses need not touch the filter's shadow. */
 static inline __attribute__((always_inline))
 void on_shared_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
-    filter_verdict v = filter_test(is_write, addr, size);
+    filter_verdict v;
+
+    if (privheap_owns_cached(&rp_privblocks_heap, rp_threads_current, addr, size))
+        return;
+    v = filter_test(is_write, addr, size);
 
     if (LIKELY(v == FILTER_DROPPED))
         return;

@@ -15,8 +15,6 @@ rp_privheap rp_privblocks_heap;
 Addr rp_privblocks_env_lo;
 UWord rp_privblocks_env_span;
 
-/* The engine whose filter forgets an escaped block (NULL: none). */
-static rp_engine *engine;
 static Bool heap_made;
 static ULong n_foreign, bytes_made, n_stores;
 
@@ -29,7 +27,6 @@ static void publish_envelope(void)
 
 void rp_privblocks_set_engine(rp_engine *eng)
 {
-    engine = eng;
     rp_privblocks_active = rp_privblocks_enabled && eng != NULL && eng->repeats != NULL
                            && !rp_record_enabled;
     if (rp_privblocks_active && !heap_made) {
@@ -45,14 +42,12 @@ static Addr *pending;
 static UInt n_pending, cap_pending;
 static Bool settling;
 
-/* A block escapes: its owner's accesses so far in this span were noted
- * as seen by the filter of repeats only; from now on they are events.
- * The frames it points to are shared once the core is done (settle). */
-static void forget_escaped(void *ctx, uint64_t lo, uint64_t size)
+/* A block escapes: its accesses are events from now on (none of its
+ * owner's reached the filter of repeats while it was private), and the
+ * frames it points to are shared once the core is done (settle). */
+static void queue_escaped(void *ctx, uint64_t lo, uint64_t size)
 {
     (void)ctx;
-    if (engine != NULL && engine->repeats != NULL)
-        repeats_forget(engine->repeats, lo, size);
     if (n_pending + 2 > cap_pending) {
         cap_pending = cap_pending == 0 ? 32 : 2 * cap_pending;
         pending = VG_(realloc)("rp.privblocks.pending", pending, cap_pending * sizeof *pending);
@@ -118,7 +113,7 @@ static void escape_if_foreign(rp_tid_t tid, Addr addr)
     if (i == 0 || rp_privblocks_heap.blocks[i - 1].owner == tid)
         return;
     n_foreign++;
-    privheap_escape_at(&rp_privblocks_heap, addr, forget_escaped, NULL);
+    privheap_escape_at(&rp_privblocks_heap, addr, queue_escaped, NULL);
 }
 
 void rp_privblocks_foreign(rp_tid_t tid, Addr addr, UWord size)
@@ -134,7 +129,7 @@ void rp_privblocks_store(Addr addr, UWord value)
     if (!rp_privblocks_active)
         return;
     n_stores++;
-    privheap_store(&rp_privblocks_heap, rp_threads_current, addr, value, forget_escaped, NULL);
+    privheap_store(&rp_privblocks_heap, rp_threads_current, addr, value, queue_escaped, NULL);
     settle();
 }
 
@@ -147,7 +142,7 @@ void rp_privblocks_copied(rp_tid_t tid, Addr dst, Addr src, SizeT n)
     /* Into one private block of the copying thread: nothing leaves. */
     if (rp_privblocks_owned(tid, dst, n))
         return;
-    privheap_scan(h, tid, src, src + n, forget_escaped, NULL);
+    privheap_scan(h, tid, src, src + n, queue_escaped, NULL);
     settle();
 }
 
@@ -155,7 +150,7 @@ void rp_privblocks_scan(Addr lo, Addr hi)
 {
     if (!rp_privblocks_active)
         return;
-    privheap_scan(&rp_privblocks_heap, RP_PRIVHEAP_NONE, lo, hi, forget_escaped, NULL);
+    privheap_scan(&rp_privblocks_heap, RP_PRIVHEAP_NONE, lo, hi, queue_escaped, NULL);
     settle();
 }
 
@@ -163,7 +158,7 @@ void rp_privblocks_escape_thread(rp_tid_t tid)
 {
     if (!rp_privblocks_active)
         return;
-    privheap_escape_owner(&rp_privblocks_heap, tid, forget_escaped, NULL);
+    privheap_escape_owner(&rp_privblocks_heap, tid, queue_escaped, NULL);
     settle();
 }
 

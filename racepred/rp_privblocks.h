@@ -1,6 +1,7 @@
 /* rp_privblocks.h — the client's private heap blocks (core/rp_privheap.h)
  * as the tool uses them: the malloc wrappers make them (rp_heap.c), the
- * access helpers skip their owner's accesses (rp_instrument.c), and what
+ * access helpers skip their owner's accesses before the filter of repeats
+ * (rp_instrument.c), and so do libc's and the kernel's (rp_libc.c); what
  * lets an address of one leave its thread is reported here: a store of
  * one (checked in the translated code), a stack range that becomes shared
  * (rp_stacks.c), a thread creation, a system call that sends data, the
@@ -16,8 +17,9 @@
 /* --private-heap (default yes). */
 extern Bool rp_privblocks_enabled;
 
-/* Whether private blocks are kept now: the option, with an engine whose
- * filter of repeats notes the skipped accesses, and no trace recorded. */
+/* Whether private blocks are kept now: the option, with an engine that
+ * filters repeats (its detectors' verdicts depend on the thread's clocks
+ * and the bytes alone: repeat_safe), and no trace recorded. */
 extern Bool rp_privblocks_active;
 
 /* The blocks themselves, for the helpers' inline test. */

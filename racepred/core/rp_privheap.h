@@ -124,6 +124,29 @@ static inline uint32_t privheap_find(rp_privheap *h, uint64_t addr)
     return 0;
 }
 
+/* Whether [addr, addr + size) lies in one private block of tid's, answered
+ * from the shadow's cache alone (false when the page's chunk is not in
+ * it): the access helpers' first test, which must call nothing.  size is
+ * an access's, less than a block's. */
+static inline bool privheap_owns_cached(const rp_privheap *h, uint32_t tid, uint64_t addr,
+                                        uint64_t size)
+{
+    const rp_privheap_page *page;
+
+    if (!privheap_in_envelope(h, addr))
+        return false;
+    page = shadow_slot_if_cached(&h->pages, addr >> RP_PRIVHEAP_PAGE_BITS);
+    if (page == NULL)
+        return false;
+    for (unsigned k = 0; k < 2; k++) {
+        const rp_privheap_block *b = page->block[k] != 0 ? &h->blocks[page->block[k] - 1] : NULL;
+
+        if (b != NULL && addr - b->lo < b->hi - b->lo)
+            return b->owner == tid && addr - b->lo <= b->hi - b->lo - size;
+    }
+    return false;
+}
+
 /* The owner of the private block holding addr, or RP_PRIVHEAP_NONE. */
 static inline uint32_t privheap_owner(rp_privheap *h, uint64_t addr)
 {
