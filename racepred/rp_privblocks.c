@@ -158,8 +158,7 @@ void rp_privblocks_escape_thread(rp_tid_t tid)
 {
     if (!rp_privblocks_active)
         return;
-    privheap_escape_owner(&rp_privblocks_heap, tid, queue_escaped, NULL);
-    settle();
+    privheap_escape_owner(&rp_privblocks_heap, tid);
 }
 
 void rp_privblocks_print_stats(void)

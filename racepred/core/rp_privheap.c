@@ -218,9 +218,10 @@ void privheap_scan(rp_privheap *h, uint32_t owner, uint64_t lo, uint64_t hi, rp_
     drain(h, fn, ctx);
 }
 
-void privheap_escape_owner(rp_privheap *h, uint32_t owner, rp_privheap_fn fn, void *ctx)
+void privheap_escape_owner(rp_privheap *h, uint32_t owner)
 {
-    while (owner < h->n_heads && h->heads[owner] != 0)
-        escape_one(h, h->heads[owner], fn, ctx);
-    drain(h, fn, ctx);
+    while (owner < h->n_heads && h->heads[owner] != 0) {
+        unlink_block(h, h->heads[owner] - 1);
+        h->n_escaped++;
+    }
 }

@@ -170,7 +170,9 @@ void privheap_store(rp_privheap *h, uint32_t tid, uint64_t addr, uint64_t value,
 void privheap_scan(rp_privheap *h, uint32_t owner, uint64_t lo, uint64_t hi, rp_privheap_fn fn,
                    void *ctx);
 
-/* Every private block of `owner` escapes. */
-void privheap_escape_owner(rp_privheap *h, uint32_t owner, rp_privheap_fn fn, void *ctx);
+/* Every private block of `owner` escapes.  Nothing is scanned, nor told:
+ * every block an address in them may lead to is the owner's and escapes
+ * too, and the caller shares the owner's frames itself. */
+void privheap_escape_owner(rp_privheap *h, uint32_t owner);
 
 #endif

@@ -179,12 +179,12 @@ static void scans_and_owners(void **state)
     privheap_scan(&h, RP_PRIVHEAP_NONE, stack, stack + 128, note_escape, NULL);
     assert_int_equal(n_escaped, 1);
     assert_int_equal(escaped_lo[0], b);
-    privheap_escape_owner(&h, 1, note_escape, NULL);
-    assert_int_equal(n_escaped, 3);
+    privheap_escape_owner(&h, 1);
     assert_int_equal(privheap_owner(&h, a + PAGE), RP_PRIVHEAP_NONE);
     assert_int_equal(privheap_owner(&h, c + PAGE), RP_PRIVHEAP_NONE);
-    privheap_escape_owner(&h, 7, note_escape, NULL);   /* an owner never seen */
-    assert_int_equal(n_escaped, 3);
+    assert_int_equal(h.n_escaped, 3);
+    privheap_escape_owner(&h, 7);   /* an owner never seen */
+    assert_int_equal(h.n_escaped, 3);
     privheap_fini(&h);
 }
 
@@ -202,8 +202,8 @@ static void frees_and_reuse(void **state)
     assert_int_equal(privheap_block_gone(&h, a), RP_PRIVHEAP_NONE);
     privheap_block_new(&h, 2, a, 3 * PAGE);
     assert_int_equal(privheap_owner(&h, a + 2 * PAGE), 2);
-    privheap_escape_owner(&h, 1, note_escape, NULL);
-    assert_int_equal(n_escaped, 0);
+    privheap_escape_owner(&h, 1);
+    assert_int_equal(h.n_escaped, 0);
     /* A block allocated again at the same start replaces the old one. */
     privheap_block_new(&h, 3, a, 2 * PAGE);
     assert_int_equal(privheap_owner(&h, a + PAGE), 3);
@@ -334,7 +334,7 @@ static void random_runs(void **state)
                 }
                 break;
             case 4:   /* an owner's every block */
-                privheap_escape_owner(&h, owner, model_escape, NULL);
+                privheap_escape_owner(&h, owner);
                 for (unsigned i = 0; i < N_BLOCKS; i++)
                     if (model[i].owner == owner)
                         model_escape_block(i);
