@@ -44,10 +44,13 @@ static Bool settling;
 
 /* A block escapes: its accesses are events from now on (none of its
  * owner's reached the filter of repeats while it was private), and the
- * frames it points to are shared once the core is done (settle). */
-static void queue_escaped(void *ctx, uint64_t lo, uint64_t size)
+ * frames it points to, if an address of one was stored in it, are shared
+ * once the core is done (settle). */
+static void queue_escaped(void *ctx, uint64_t lo, uint64_t size, bool holds_frames)
 {
     (void)ctx;
+    if (!holds_frames)
+        return;
     if (n_pending + 2 > cap_pending) {
         cap_pending = cap_pending == 0 ? 32 : 2 * cap_pending;
         pending = VG_(realloc)("rp.privblocks.pending", pending, cap_pending * sizeof *pending);
@@ -144,6 +147,11 @@ void rp_privblocks_copied(rp_tid_t tid, Addr dst, Addr src, SizeT n)
         return;
     privheap_scan(h, tid, src, src + n, queue_escaped, NULL);
     settle();
+}
+
+void rp_privblocks_note_frame_address(Addr addr)
+{
+    privheap_note_frame_address(&rp_privblocks_heap, addr);
 }
 
 void rp_privblocks_scan(Addr lo, Addr hi)

@@ -80,6 +80,10 @@ void rp_privblocks_store(Addr addr, UWord value);
  * to escape unless dst is tid's private page. */
 void rp_privblocks_copied(rp_tid_t tid, Addr dst, Addr src, SizeT n);
 
+/* A stack address is stored at addr, in one of the running thread's
+ * private blocks: no stack escape until the block's own. */
+void rp_privblocks_note_frame_address(Addr addr);
+
 /* [lo, hi) becomes shared (a stack range): the blocks it points to escape. */
 void rp_privblocks_scan(Addr lo, Addr hi);
 

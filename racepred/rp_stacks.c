@@ -139,6 +139,23 @@ void rp_stacks_forget(ThreadId tid)
         privstack_none(&stacks[tid]);
 }
 
+/* An address of tid's stack at or above `pointer` (0: none in
+ * particular) leaves it (privstack_escape).  What the frames shared now
+ * hold may be read by other threads: the private heap blocks they point
+ * to escape (rp_privblocks.h).  The part shared before needs no scan: its
+ * words were scanned when it was shared, and every store into it since
+ * was checked. */
+static void share_from(ThreadId tid, rp_privstack *s, Addr pointer)
+{
+    Addr was = s->shared_from;
+
+    privstack_escape(s, VG_(get_SP)(tid), pointer);
+    if (tid == rp_threads_current_vg)
+        publish(s);
+    if (s->shared_from < was)
+        rp_privblocks_scan(s->shared_from, was);
+}
+
 /* The lowest address of tid's stack that an aligned word of [lo, hi)
  * holds, or 0. */
 static Addr lowest_pointed(const rp_privstack *s, Addr lo, Addr hi)
@@ -169,10 +186,7 @@ void rp_stacks_escape_pointed(Addr lo, Addr hi)
         s = stack_of(tid);
         if ((lowest = lowest_pointed(s, lo, hi)) == 0)
             continue;
-        privstack_escape(s, VG_(get_SP)(tid), lowest);
-        if (tid == rp_threads_current_vg)
-            publish(s);
-        rp_privblocks_scan(s->shared_from, s->hi + 1);
+        share_from(tid, s, lowest);
     }
 }
 
@@ -181,15 +195,16 @@ void rp_stacks_store(Addr addr, UWord value)
     ThreadId tid = rp_threads_current_vg;
     rp_privstack *s;
 
+    if (stacks == NULL)
+        return;
     /* Into a private block of the thread's own: its escape shares the
      * frame then (rp_stacks_escape_pointed). */
-    if (stacks == NULL || rp_privblocks_owned(rp_threads_current, addr, sizeof value))
+    if (rp_privblocks_owned(rp_threads_current, addr, sizeof value)) {
+        rp_privblocks_note_frame_address(addr);
         return;
+    }
     s = &stacks[tid];
     if (!privstack_store_escapes(s, addr, value, VG_(get_SP)(tid)))
         return;
-    privstack_escape(s, VG_(get_SP)(tid), value);
-    publish(s);
-    /* What the shared frames hold may be read by other threads now. */
-    rp_privblocks_scan(s->shared_from, s->hi + 1);
+    share_from(tid, s, value);
 }

@@ -156,10 +156,11 @@ static void escape_one(rp_privheap *h, uint32_t i, rp_privheap_fn fn, void *ctx)
 {
     uint64_t lo = h->blocks[i - 1].lo, hi = h->blocks[i - 1].hi;
     uint32_t owner = h->blocks[i - 1].owner;
+    bool holds_frames = h->blocks[i - 1].holds_frames;
 
     unlink_block(h, i - 1);
     h->n_escaped++;
-    fn(ctx, lo, hi - lo);
+    fn(ctx, lo, hi - lo, holds_frames);
     push_work(h, lo, hi, owner);
 }
 
@@ -188,6 +189,14 @@ static void drain(rp_privheap *h, rp_privheap_fn fn, void *ctx)
 
         scan_range(h, owner, lo, hi, fn, ctx);
     }
+}
+
+void privheap_note_frame_address(rp_privheap *h, uint64_t addr)
+{
+    uint32_t i = privheap_find(h, addr);
+
+    if (i != 0)
+        h->blocks[i - 1].holds_frames = true;
 }
 
 void privheap_escape_at(rp_privheap *h, uint64_t addr, rp_privheap_fn fn, void *ctx)

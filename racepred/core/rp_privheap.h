@@ -63,6 +63,7 @@ typedef struct rp_privheap_block {
     uint32_t owner;             /* the thread that allocated it */
     uint32_t prev, next;        /* the owner's private blocks (index + 1, 0: none);
                                  * next also links the free entries */
+    bool holds_frames;          /* an address of a stack frame was stored in it */
 } rp_privheap_block;
 
 /* The private blocks a page meets (index + 1, 0: none). */
@@ -83,8 +84,9 @@ typedef struct rp_privheap {
     uint64_t n_made, n_escaped;
 } rp_privheap;
 
-/* Told for each block that escapes: [lo, lo + size) is shared from now on. */
-typedef void (*rp_privheap_fn)(void *ctx, uint64_t lo, uint64_t size);
+/* Told for each block that escapes: [lo, lo + size) is shared from now on;
+ * `holds_frames`: privheap_note_frame_address was told of it. */
+typedef void (*rp_privheap_fn)(void *ctx, uint64_t lo, uint64_t size, bool holds_frames);
 
 void privheap_init(rp_privheap *h);
 void privheap_fini(rp_privheap *h);
@@ -154,6 +156,11 @@ static inline uint32_t privheap_owner(rp_privheap *h, uint64_t addr)
 
     return i != 0 ? h->blocks[i - 1].owner : RP_PRIVHEAP_NONE;
 }
+
+/* An address of a stack frame is stored at addr, in a private block: when
+ * the block escapes, the frames it points into must be shared (the
+ * escape's callback says so). */
+void privheap_note_frame_address(rp_privheap *h, uint64_t addr);
 
 /* The block holding addr escapes if private, and every private block its
  * bytes point to, transitively. */

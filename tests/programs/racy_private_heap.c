@@ -15,6 +15,10 @@
  *   - by_pipe:      written into a pipe the worker reads;
  *   - by_stack:     kept in a local of the publisher, whose address is
  *                   stored;
+ *   - by_frame:     kept in a local of the publisher whose address is kept
+ *                   in another private block, whose own address is then
+ *                   stored (the block shares the frame, the frame the
+ *                   block);
  *   - by_create:    handed to a thread it creates (which reads, not the
  *                   worker).
  * The pipes `go` and `back` only order the run (--fd-sync=no): the
@@ -40,6 +44,7 @@ static int *published;
 static struct holder copied;
 static int **published_container;
 static int ***published_local;
+static int ***published_holder;
 static volatile size_t holder_size = sizeof(struct holder);
 
 static void signal_fd(int fd)
@@ -96,6 +101,12 @@ static void *worker(void *arg)
     p = **published_local;
     pthread_mutex_unlock(&mu);
     sum += p[5];
+    signal_fd(back[1]);
+    wait_fd(go[0]);
+    pthread_mutex_lock(&mu);
+    p = *published_holder[0];
+    pthread_mutex_unlock(&mu);
+    sum += p[7];
     signal_fd(back[1]);
     return (void *)(long)sum;
 }
@@ -178,6 +189,21 @@ static void *by_stack(void *arg)
     return arg;
 }
 
+static void *by_frame(void *arg)
+{
+    int *b = private_block();
+    int ***holder = (int ***)private_block();
+
+    holder[0] = &b;
+    pthread_mutex_lock(&mu);
+    published_holder = holder;
+    pthread_mutex_unlock(&mu);
+    b[7] = 70;
+    signal_fd(go[1]);
+    wait_fd(back[0]);
+    return arg;
+}
+
 static void *reader(void *arg)
 {
     int *b = arg;
@@ -207,7 +233,7 @@ static void *by_create(void *arg)
 int main(void)
 {
     void *(*const publishers[])(void *) = { by_store, by_copy, by_container, by_pipe,
-                                            by_stack, by_create };
+                                            by_stack, by_frame, by_create };
     pthread_t w, t;
     void *sum, *v;
 
@@ -219,5 +245,5 @@ int main(void)
         pthread_join(t, &v);
     }
     pthread_join(w, &sum);
-    return (long)sum == 150 && (long)v == 60 ? 0 : 1;
+    return (long)sum == 220 && (long)v == 60 ? 0 : 1;
 }

@@ -51,9 +51,10 @@ static void put_word(uint64_t addr, uint64_t value)
 static uint64_t escaped_lo[64];
 static unsigned n_escaped;
 
-static void note_escape(void *ctx, uint64_t lo, uint64_t size)
+static void note_escape(void *ctx, uint64_t lo, uint64_t size, bool holds_frames)
 {
     (void)ctx;
+    (void)holds_frames;
     assert_true(size > 0);
     assert_true(n_escaped < 64);
     escaped_lo[n_escaped++] = lo;
@@ -188,6 +189,42 @@ static void scans_and_owners(void **state)
     privheap_fini(&h);
 }
 
+/* Escapes told with holds_frames, in order. */
+static bool escaped_frames[64];
+static unsigned n_frames_told;
+
+static void note_frames(void *ctx, uint64_t lo, uint64_t size, bool holds_frames)
+{
+    (void)ctx;
+    (void)lo;
+    (void)size;
+    escaped_frames[n_frames_told++] = holds_frames;
+}
+
+static void frame_addresses_are_told(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(0), b = at(4 * PAGE);
+
+    (void)state;
+    start(&h);
+    n_frames_told = 0;
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_block_new(&h, 1, b, 2 * PAGE);
+    privheap_note_frame_address(&h, b + 24);
+    privheap_note_frame_address(&h, at(30 * PAGE));   /* no block: nothing */
+    privheap_escape_at(&h, a, note_frames, NULL);
+    privheap_escape_at(&h, b, note_frames, NULL);
+    assert_int_equal(n_frames_told, 2);
+    assert_false(escaped_frames[0]);
+    assert_true(escaped_frames[1]);
+    /* A block allocated again starts with none. */
+    privheap_block_new(&h, 1, b, 2 * PAGE);
+    privheap_escape_at(&h, b, note_frames, NULL);
+    assert_false(escaped_frames[2]);
+    privheap_fini(&h);
+}
+
 static void frees_and_reuse(void **state)
 {
     rp_privheap h;
@@ -235,9 +272,10 @@ static model_block model[N_BLOCKS];
 
 /* Each escape the core reports is of a live block the model has not
  * seen escape before this step (the model decides by itself). */
-static void model_escape(void *ctx, uint64_t lo, uint64_t size)
+static void model_escape(void *ctx, uint64_t lo, uint64_t size, bool holds_frames)
 {
     (void)ctx;
+    (void)holds_frames;
     assert_int_equal(size, BLOCK_SIZE);
     for (unsigned k = 0; k < N_BLOCKS; k++)
         if (block_lo(k) == lo)
@@ -360,6 +398,7 @@ int main(void)
         cmocka_unit_test(another_owners_page_is_no_hiding_place),
         cmocka_unit_test(escapes_follow_the_contents),
         cmocka_unit_test(scans_and_owners),
+        cmocka_unit_test(frame_addresses_are_told),
         cmocka_unit_test(frees_and_reuse),
         cmocka_unit_test(random_runs),
     };
