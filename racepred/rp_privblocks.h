@@ -63,9 +63,16 @@ void rp_privblocks_foreign(rp_tid_t tid, Addr addr, UWord size);
  * of tid's private blocks (rp_privblocks_foreign otherwise). */
 static inline Bool rp_privblocks_skip(rp_tid_t tid, Addr addr, UWord size)
 {
-    if (!rp_privblocks_active || !privheap_in_envelope(&rp_privblocks_heap, addr))
+    rp_privheap *h = &rp_privblocks_heap;
+    uint32_t first, last;
+
+    if (!rp_privblocks_active || !privheap_in_envelope(h, addr))
         return False;
-    if (rp_privblocks_owned(tid, addr, size))
+    first = privheap_find(h, addr);
+    last = size <= 1 ? first : privheap_find(h, addr + size - 1);
+    if (first == 0 && last == 0)
+        return False;
+    if (first == last && h->blocks[first - 1].owner == tid)
         return True;
     rp_privblocks_foreign(tid, addr, size);
     return False;

@@ -140,20 +140,25 @@ void rp_stacks_forget(ThreadId tid)
 }
 
 /* An address of tid's stack at or above `pointer` (0: none in
- * particular) leaves it (privstack_escape).  What the frames shared now
- * hold may be read by other threads: the private heap blocks they point
- * to escape (rp_privblocks.h).  The part shared before needs no scan: its
- * words were scanned when it was shared, and every store into it since
- * was checked. */
+ * particular) leaves it (privstack_escape).  What the live frames shared
+ * now hold may be read by other threads: the private heap blocks they
+ * point to escape (rp_privblocks.h).  The part shared before needs no
+ * scan (its words were scanned when it was shared, and every store into
+ * it since was checked), nor what lies below the stack pointer and its
+ * red zone (frames that returned). */
 static void share_from(ThreadId tid, rp_privstack *s, Addr pointer)
 {
-    Addr was = s->shared_from;
+    Addr was = s->shared_from, sp = VG_(get_SP)(tid), from;
 
-    privstack_escape(s, VG_(get_SP)(tid), pointer);
+    privstack_escape(s, sp, pointer);
     if (tid == rp_threads_current_vg)
         publish(s);
-    if (s->shared_from < was)
-        rp_privblocks_scan(s->shared_from, was);
+    from = s->shared_from;
+    if (privstack_holds(s, sp) && sp - s->lo > RP_PRIVSTACK_REDZONE
+        && from < sp - RP_PRIVSTACK_REDZONE)
+        from = sp - RP_PRIVSTACK_REDZONE;
+    if (from < was)
+        rp_privblocks_scan(from, was);
 }
 
 /* The lowest address of tid's stack that an aligned word of [lo, hi)
