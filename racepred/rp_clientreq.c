@@ -66,6 +66,9 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_HEAP_BLOCK_FREE:
         rp_heap_block_free(tid, arg[1], arg[2]);
         break;
+    case RP_USERREQ_HEAP_BLOCK_MOVED:
+        rp_heap_block_moved(tid, arg[1], arg[2], arg[3], arg[4], arg[5]);
+        break;
     case RP_USERREQ_SYNC_SEND:
         rp_tool_emit(RP_EV_SYNC_SEND, rp_threads_of_vg(tid), arg[1], 0, 0);
         break;

@@ -41,6 +41,10 @@ typedef enum {
     /* arg1 = first byte, arg2 = the caller of free (or realloc): the block
      * is about to be freed. */
     RP_USERREQ_HEAP_BLOCK_FREE,
+    /* arg1 = old first byte, arg2 = new first byte, arg3 = size asked for,
+     * arg4 = usable size, arg5 = the caller of realloc: realloc moved the
+     * block (the old one is freed). */
+    RP_USERREQ_HEAP_BLOCK_MOVED,
     /* arg1 = sync object: a hard happens-before source (cond signal). */
     RP_USERREQ_SYNC_SEND,
     /* arg1 = sync object: ordered after every earlier SYNC_SEND on it. */

@@ -155,9 +155,9 @@ static ExeContext *allocation_stack(ThreadId vg_tid)
     return VG_(make_ExeContext_from_StackTrace)(ips + first, n - first);
 }
 
-void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
+/* The block's entry for reports, and its memory fresh. */
+static void record_block(ThreadId vg_tid, rp_tid_t tid, Addr addr, SizeT size, SizeT usable)
 {
-    rp_tid_t tid = rp_threads_of_vg(vg_tid);
     rp_block *b = VG_(HT_remove)(blocks, addr);
 
     if (b == NULL)
@@ -169,6 +169,13 @@ void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
     b->owner = tid;
     VG_(HT_add_node)(blocks, b);
     rp_heap_fresh(tid, addr, usable);
+}
+
+void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
+{
+    rp_tid_t tid = rp_threads_of_vg(vg_tid);
+
+    record_block(vg_tid, tid, addr, size, usable);
     rp_privblocks_new(tid, addr, usable);
 }
 
@@ -184,7 +191,7 @@ void rp_heap_block_resized(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable)
         rp_heap_fresh(rp_threads_of_vg(vg_tid), addr + b->usable, usable - b->usable);
     b->size = size;
     b->usable = usable;
-    rp_privblocks_resized(addr, usable);
+    rp_privblocks_moved(rp_threads_of_vg(vg_tid), addr, addr, usable);
 }
 
 Bool rp_heap_free_is_write = True;
@@ -249,26 +256,40 @@ static void write_freed_block(rp_tid_t tid, const rp_block *b, Addr caller)
                              write_freed_part, &w);
 }
 
-void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
+/* The block at addr goes; was_private: it was private to tid, whose free
+ * writes nothing (no other thread can have used it). */
+static void withdraw_block(rp_tid_t tid, Addr addr, Addr caller, Bool was_private)
 {
     /* Still in the table while it is written: a report describes the
      * address as inside it. */
     rp_block *b = VG_(HT_lookup)(blocks, addr);
-    rp_tid_t tid = rp_threads_of_vg(vg_tid);
-    Bool was_private;
 
     if (b == NULL)
         return;
-    was_private = rp_privblocks_freed(tid, addr);
     /* A free inside code racepred does not instrument (libc's own blocks,
      * rp_filter.h) is as invisible as that code's accesses; so is one of
-     * a thread that ignores its writes, or of a thread alone.  No other
-     * thread can have used a block private to the freeing one. */
+     * a thread that ignores its writes, or of a thread alone. */
     if (rp_heap_free_is_write && !was_private && !rp_stacks_skipping_alone()
         && rp_filter_instruments(caller) && !(rp_threads_current_ignores & RP_IGNORE_WRITES))
         write_freed_block(tid, b, caller);
     freed_remember(b, caller);
     VG_(free)(VG_(HT_remove)(blocks, addr));
+}
+
+void rp_heap_block_free(ThreadId vg_tid, Addr addr, Addr caller)
+{
+    rp_tid_t tid = rp_threads_of_vg(vg_tid);
+
+    withdraw_block(tid, addr, caller, rp_privblocks_freed(tid, addr));
+}
+
+void rp_heap_block_moved(ThreadId vg_tid, Addr old, Addr addr, SizeT size, SizeT usable,
+                         Addr caller)
+{
+    rp_tid_t tid = rp_threads_of_vg(vg_tid);
+
+    withdraw_block(tid, old, caller, rp_privblocks_moved(tid, old, addr, usable));
+    record_block(vg_tid, tid, addr, size, usable);
 }
 
 static void describe_block(AddrInfo *ai, Addr addr, Addr key, SizeT size,

@@ -39,6 +39,13 @@ void rp_heap_block_new(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable);
  * for, `usable` reserved: a grown tail is fresh memory. */
 void rp_heap_block_resized(ThreadId vg_tid, Addr addr, SizeT size, SizeT usable);
 
+/* realloc (by `vg_tid`, called from `caller`) moved the block at `old` to
+ * [addr, addr + size), `usable` reserved: the old block is freed, the new
+ * one is new memory holding the old one's bytes (what a private block held
+ * goes with them: rp_privblocks_moved). */
+void rp_heap_block_moved(ThreadId vg_tid, Addr old, Addr addr, SizeT size, SizeT usable,
+                         Addr caller);
+
 /* --free-is-write (default yes): a free writes its block. */
 extern Bool rp_heap_free_is_write;
 

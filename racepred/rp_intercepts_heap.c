@@ -97,9 +97,11 @@ RP_LIBC_FUNC(void *, pvalloc, size_t size)
     return p;
 }
 
-/* A block realloc moved is new memory and the old one is gone; one it
- * resized in place keeps its history (the old bytes are the same object),
- * and a tail it grew into is new memory. */
+/* A block realloc moved is new memory and the old one is gone, though its
+ * bytes live on in the new one (what they point to may be private to the
+ * thread: rp_privblocks_moved); one it resized in place keeps its history
+ * (the old bytes are the same object), and a tail it grew into is new
+ * memory. */
 RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
 {
     OrigFn fn;
@@ -113,9 +115,11 @@ RP_LIBC_FUNC(void *, realloc, void *old, size_t size)
         RP_REQUEST3(RP_USERREQ_HEAP_BLOCK_RESIZED, p, size, malloc_usable_size(p));
         return p;
     }
-    if (old != NULL)
-        RP_REQUEST(RP_USERREQ_HEAP_BLOCK_FREE, old, __builtin_return_address(0));
-    announce_block(p, size);
+    if (old == NULL)
+        announce_block(p, size);
+    else
+        RP_REQUEST5(RP_USERREQ_HEAP_BLOCK_MOVED, old, p, size, malloc_usable_size(p),
+                    __builtin_return_address(0));
     return p;
 }
 

@@ -54,6 +54,8 @@
     VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (req), (a1), (a2), 0, 0, 0)
 #define RP_REQUEST3(req, a1, a2, a3)                                         \
     VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), 0, 0)
+#define RP_REQUEST5(req, a1, a2, a3, a4, a5)                                 \
+    VALGRIND_DO_CLIENT_REQUEST_STMT((req), (a1), (a2), (a3), (a4), (a5))
 #define RP_REQUEST3_EXPR(req, a1, a2, a3)                                    \
     VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (req), (a1), (a2), (a3), 0, 0)
 

@@ -85,15 +85,23 @@ void rp_privblocks_new(rp_tid_t tid, Addr addr, SizeT usable)
     }
 }
 
-void rp_privblocks_resized(Addr addr, SizeT usable)
+Bool rp_privblocks_moved(rp_tid_t tid, Addr old, Addr addr, SizeT usable)
 {
+    rp_privheap *h = &rp_privblocks_heap;
+    ULong made;
     UInt owner;
 
     if (!rp_privblocks_active)
-        return;
-    owner = privheap_block_gone(&rp_privblocks_heap, addr);
-    if (owner != RP_PRIVHEAP_NONE)
-        rp_privblocks_new(owner, addr, usable);
+        return False;
+    made = h->n_made;
+    owner = privheap_block_moved(h, tid, old, addr, usable, queue_escaped, NULL);
+    if (h->n_made > made)
+        bytes_made += usable;
+    publish_envelope();
+    if (owner != RP_PRIVHEAP_NONE && owner != tid)
+        n_foreign++;
+    settle();
+    return owner == tid;
 }
 
 Bool rp_privblocks_freed(rp_tid_t tid, Addr addr)

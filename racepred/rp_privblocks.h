@@ -38,8 +38,10 @@ void rp_privblocks_set_engine(rp_engine *eng);
 /* `tid` got [addr, addr + usable) from the allocator. */
 void rp_privblocks_new(rp_tid_t tid, Addr addr, SizeT usable);
 
-/* The block at addr now has `usable` bytes (realloc in place). */
-void rp_privblocks_resized(Addr addr, SizeT usable);
+/* `tid`'s realloc left the block at old as [addr, addr + usable)
+ * (privheap_block_moved; addr == old: in place): True if it was tid's
+ * private block. */
+Bool rp_privblocks_moved(rp_tid_t tid, Addr old, Addr addr, SizeT usable);
 
 /* `tid` frees the block at addr: True if it was tid's private block, which
  * no other thread can have accessed (its free writes nothing then). */

@@ -227,6 +227,34 @@ void privheap_scan(rp_privheap *h, uint32_t owner, uint64_t lo, uint64_t hi, rp_
     drain(h, fn, ctx);
 }
 
+uint32_t privheap_block_moved(rp_privheap *h, uint32_t tid, uint64_t old_lo, uint64_t new_lo,
+                              uint64_t size, rp_privheap_fn fn, void *ctx)
+{
+    uintptr_t i = (uintptr_t)u64map_get(&h->by_lo, old_lo);
+    uint32_t owner = i != 0 ? h->blocks[i - 1].owner : RP_PRIVHEAP_NONE;
+    bool holds_frames = i != 0 && h->blocks[i - 1].holds_frames;
+    bool in_place = new_lo == old_lo;
+
+    if (i != 0)
+        unlink_block(h, (uint32_t)(i - 1));
+    /* A block resized in place by another thread than its owner's, or
+     * shared already, stays shared: others may have it. */
+    if ((!in_place || owner == tid) && privheap_block_new(h, tid, new_lo, size)
+        && owner == tid) {
+        h->blocks[privheap_find(h, new_lo) - 1].holds_frames = holds_frames;
+        if (in_place)
+            h->n_made--;        /* the same block, not one more */
+        return owner;
+    }
+    if (owner == RP_PRIVHEAP_NONE)
+        return owner;
+    h->n_escaped++;
+    fn(ctx, new_lo, size, holds_frames);
+    scan_range(h, owner, new_lo, new_lo + size, fn, ctx);
+    drain(h, fn, ctx);
+    return owner;
+}
+
 void privheap_escape_owner(rp_privheap *h, uint32_t owner)
 {
     while (owner < h->n_heads && h->heads[owner] != 0) {

@@ -100,6 +100,18 @@ bool privheap_block_new(rp_privheap *h, uint32_t owner, uint64_t lo, uint64_t si
  * escapes: the caller makes its memory fresh. */
 uint32_t privheap_block_gone(rp_privheap *h, uint64_t lo);
 
+/* realloc left `tid`'s block at old_lo as [new_lo, new_lo + size), its
+ * bytes copied over (new_lo == old_lo: resized in place).  A private block
+ * of tid's stays private, still marked if it holds frame addresses, while
+ * it has a page's worth of bytes; a moved block is new memory, private to
+ * tid if big enough, as privheap_block_new says.  A private block that
+ * does not stay private takes what it held along: the private blocks of
+ * its owner that its bytes (now at new_lo) point to escape, and fn is told
+ * of the new range, with the mark.  Returns the old block's owner if it
+ * was private, else RP_PRIVHEAP_NONE. */
+uint32_t privheap_block_moved(rp_privheap *h, uint32_t tid, uint64_t old_lo, uint64_t new_lo,
+                              uint64_t size, rp_privheap_fn fn, void *ctx);
+
 /* Whether value may be an address of a private block: the test the
  * translated code makes before it calls privheap_store. */
 static inline bool privheap_in_envelope(const rp_privheap *h, uint64_t value)

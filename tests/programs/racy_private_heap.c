@@ -20,7 +20,13 @@
  *                   stored (the block shares the frame, the frame the
  *                   block);
  *   - by_create:    handed to a thread it creates (which reads, not the
- *                   worker).
+ *                   worker);
+ *   - by_realloc_move, by_realloc_shrink: as by_frame, but the block
+ *                   holding the local's address is first moved by realloc
+ *                   (a block in use right after it keeps it from growing
+ *                   in place), or shrunk in place below a page, so that
+ *                   it is private no more: the frame address goes with
+ *                   the bytes.
  * The pipes `go` and `back` only order the run (--fd-sync=no): the
  * publisher's last write comes first, and its frame is live while the
  * worker reads.  With an escape not seen, that write would be skipped as
@@ -108,6 +114,14 @@ static void *worker(void *arg)
     pthread_mutex_unlock(&mu);
     sum += p[7];
     signal_fd(back[1]);
+    for (int k = 8; k <= 9; k++) {
+        wait_fd(go[0]);
+        pthread_mutex_lock(&mu);
+        p = *published_holder[0];
+        pthread_mutex_unlock(&mu);
+        sum += p[k];
+        signal_fd(back[1]);
+    }
     return (void *)(long)sum;
 }
 
@@ -204,6 +218,40 @@ static void *by_frame(void *arg)
     return arg;
 }
 
+static void *by_realloc_move(void *arg)
+{
+    int *b = private_block();
+    int ***holder = (int ***)private_block();
+    void *guard = malloc(64);
+
+    holder[0] = &b;
+    holder = realloc(holder, 4 * BLOCK);
+    pthread_mutex_lock(&mu);
+    published_holder = holder;
+    pthread_mutex_unlock(&mu);
+    b[8] = 80;
+    signal_fd(go[1]);
+    wait_fd(back[0]);
+    free(guard);
+    return arg;
+}
+
+static void *by_realloc_shrink(void *arg)
+{
+    int *b = private_block();
+    int ***holder = (int ***)private_block();
+
+    holder[0] = &b;
+    holder = realloc(holder, 64);
+    pthread_mutex_lock(&mu);
+    published_holder = holder;
+    pthread_mutex_unlock(&mu);
+    b[9] = 90;
+    signal_fd(go[1]);
+    wait_fd(back[0]);
+    return arg;
+}
+
 static void *reader(void *arg)
 {
     int *b = arg;
@@ -233,7 +281,8 @@ static void *by_create(void *arg)
 int main(void)
 {
     void *(*const publishers[])(void *) = { by_store, by_copy, by_container, by_pipe,
-                                            by_stack, by_frame, by_create };
+                                            by_stack, by_frame, by_realloc_move,
+                                            by_realloc_shrink, by_create };
     pthread_t w, t;
     void *sum, *v;
 
@@ -245,5 +294,5 @@ int main(void)
         pthread_join(t, &v);
     }
     pthread_join(w, &sum);
-    return (long)sum == 220 && (long)v == 60 ? 0 : 1;
+    return (long)sum == 390 && (long)v == 60 ? 0 : 1;
 }

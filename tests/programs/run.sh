@@ -860,7 +860,7 @@ fi
 # workers fill 64 KiB tables of their own at random, so it has at least
 # 65,536 events fewer than with --private-heap=no, and every address that
 # left a block was seen leave (none was reached by another thread first).
-# racy_private_heap has its seven races (one per way out) with the option
+# racy_private_heap has its nine races (one per way out) with the option
 # off too.
 if built private_heap && built racy_private_heap; then
     private_events() {
@@ -874,10 +874,10 @@ if built private_heap && built racy_private_heap; then
     run_tool -q --private-heap=no "$progs/racy_private_heap"
     races=$(grep -c '^==[0-9]*== Data race' "$tmp/err")
     if [ -n "$skipped" ] && [ -n "$seen" ] && [ $((seen - skipped)) -ge 65536 ] &&
-       [ "$unseen" = 0 ] && [ "$races" = 7 ]; then
-        pass "private_heap: $skipped events against $seen with --private-heap=no; racy_private_heap: 7 races either way"
+       [ "$unseen" = 0 ] && [ "$races" = 9 ]; then
+        pass "private_heap: $skipped events against $seen with --private-heap=no; racy_private_heap: 9 races either way"
     else
-        fail "private_heap: $skipped events against $seen with --private-heap=no (expected 65,536 fewer), $unseen blocks reached unseen (expected 0); racy_private_heap: $races races with the option off (expected 7)"
+        fail "private_heap: $skipped events against $seen with --private-heap=no (expected 65,536 fewer), $unseen blocks reached unseen (expected 0); racy_private_heap: $races races with the option off (expected 9)"
     fi
 fi
 

@@ -1,7 +1,8 @@
 /* test_privheap.c — heap blocks no other thread can reach yet
  * (rp_privheap.h): which pages are private, the lookups of an address in a
  * block's partial pages, each way out (a store, a scan, the owner's
- * escape), transitive escapes through the blocks' contents, frees, and on
+ * escape), transitive escapes through the blocks' contents, frees,
+ * reallocs, and on
  * random runs against a model that keeps, per block, whether an address
  * of it could have left its owner: no such block may ever answer as
  * private. */
@@ -249,6 +250,72 @@ static void frees_and_reuse(void **state)
     privheap_fini(&h);
 }
 
+/* A holder of a frame address and of a pointer to another private block,
+ * at the start of [lo, lo + size): what realloc copies along. */
+static void fill_holder(rp_privheap *h, uint64_t lo, uint64_t size, uint64_t pointee)
+{
+    privheap_block_new(h, 1, lo, size);
+    put_word(lo, pointee);
+    privheap_note_frame_address(h, lo + 8);
+}
+
+static void copy_block(uint64_t to, uint64_t from, uint64_t size)
+{
+    memcpy((void *)(uintptr_t)to, (const void *)(uintptr_t)from, size);
+}
+
+static void reallocs_keep_what_blocks_hold(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(0), c = at(4 * PAGE), b = at(8 * PAGE), e = at(12 * PAGE);
+    uint64_t d = at(16 * PAGE), f = at(20 * PAGE), g = at(24 * PAGE);
+
+    (void)state;
+    start(&h);
+    n_frames_told = 0;
+    privheap_block_new(&h, 1, c, 2 * PAGE);
+    fill_holder(&h, a, 2 * PAGE, c + 16);
+    /* Grown in place by its owner: the same private block, still marked. */
+    assert_int_equal(privheap_block_moved(&h, 1, a, a, 3 * PAGE, note_frames, NULL), 1);
+    assert_int_equal(privheap_owner(&h, a + 3 * PAGE - 1), 1);
+    assert_int_equal(n_frames_told, 0);
+    /* Shrunk under a page: what it holds leaves with it. */
+    assert_int_equal(privheap_block_moved(&h, 1, a, a, PAGE - 8, note_frames, NULL), 1);
+    assert_int_equal(privheap_owner(&h, a), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, c), RP_PRIVHEAP_NONE);
+    assert_int_equal(n_frames_told, 2);
+    assert_true(escaped_frames[0]);
+    /* Moved by its owner: private at its new place, with its mark. */
+    privheap_block_new(&h, 1, d, 2 * PAGE);
+    fill_holder(&h, b, 2 * PAGE, d);
+    copy_block(e, b, 2 * PAGE);
+    assert_int_equal(privheap_block_moved(&h, 1, b, e, 3 * PAGE, note_frames, NULL), 1);
+    assert_int_equal(privheap_owner(&h, b), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, e + 3 * PAGE - 1), 1);
+    assert_int_equal(privheap_owner(&h, d), 1);
+    privheap_escape_at(&h, e, note_frames, NULL);
+    assert_true(escaped_frames[2]);
+    assert_int_equal(privheap_owner(&h, d), RP_PRIVHEAP_NONE);
+    /* Moved by another thread: new memory of the mover's; the owner's
+     * blocks its bytes point to escape. */
+    n_frames_told = 0;
+    privheap_block_new(&h, 1, d, 2 * PAGE);
+    fill_holder(&h, f, 2 * PAGE, d + 8);
+    copy_block(g, f, 2 * PAGE);
+    assert_int_equal(privheap_block_moved(&h, 2, f, g, 2 * PAGE, note_frames, NULL), 1);
+    assert_int_equal(privheap_owner(&h, g), 2);
+    assert_int_equal(privheap_owner(&h, d), RP_PRIVHEAP_NONE);
+    assert_true(n_frames_told >= 1 && escaped_frames[0]);
+    /* A shared block resized in place stays shared; one moved is new. */
+    assert_int_equal(privheap_block_moved(&h, 1, b, b, 2 * PAGE, note_frames, NULL),
+                     RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, b), RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_block_moved(&h, 1, b, a, 2 * PAGE, note_frames, NULL),
+                     RP_PRIVHEAP_NONE);
+    assert_int_equal(privheap_owner(&h, a + PAGE), 1);
+    privheap_fini(&h);
+}
+
 #define N_BLOCKS 6u
 #define N_OWNERS 2u
 
@@ -400,6 +467,7 @@ int main(void)
         cmocka_unit_test(scans_and_owners),
         cmocka_unit_test(frame_addresses_are_told),
         cmocka_unit_test(frees_and_reuse),
+        cmocka_unit_test(reallocs_keep_what_blocks_hold),
         cmocka_unit_test(random_runs),
     };
     return cmocka_run_group_tests(tests, arena_setup, arena_teardown);
