@@ -11,7 +11,10 @@
 
 Bool rp_privblocks_enabled = True;
 Bool rp_privblocks_active;
-rp_privheap rp_privblocks_heap;
+/* Until the heap is made (never with --private-heap=no), the helpers'
+ * tag test reads a zero word, which no access matches. */
+static uint64_t no_tags[1];
+rp_privheap rp_privblocks_heap = { .tags = no_tags };
 Addr rp_privblocks_env_lo;
 UWord rp_privblocks_env_span;
 

@@ -8,17 +8,40 @@
 void privheap_init(rp_privheap *h)
 {
     *h = (rp_privheap){ 0 };
+    h->tags = rp_calloc("rp.privheap.tags", (size_t)1 << RP_PRIVHEAP_TAG_BITS, sizeof *h->tags);
+    h->tag_mask = ((uint64_t)1 << RP_PRIVHEAP_TAG_BITS) - 1;
     shadow_init(&h->pages, sizeof(rp_privheap_page));
     u64map_init(&h->by_lo);
 }
 
 void privheap_fini(rp_privheap *h)
 {
+    rp_free(h->tags);
     shadow_fini(&h->pages);
     u64map_free(&h->by_lo);
     rp_free(h->blocks);
     rp_free(h->heads);
     rp_free(h->work);
+}
+
+/* Page p's tag for the bytes [lo, hi) of a private block of owner's
+ * (rp_privheap.h): entered, or cleared unless another block took it. */
+static void tag_page(rp_privheap *h, uint64_t p, uint32_t owner, uint64_t lo, uint64_t hi,
+                     bool enter)
+{
+    uint64_t *entry = &h->tags[p & h->tag_mask];
+    uint64_t start = p << RP_PRIVHEAP_PAGE_BITS, end = start + PAGE_SIZE;
+    uint64_t first = lo > start ? (lo - start + 15) >> 4 : 0;
+    uint64_t last_end = hi < end ? (hi - start) >> 4 : PAGE_SIZE >> 4;
+    uint64_t tag;
+
+    if (owner + 1 >= RP_PRIVHEAP_TAG_OWNERS || last_end <= first)
+        return;
+    tag = (((p << 12) | (owner + 1)) << 16) | first << 8 | (last_end - 1);
+    if (enter)
+        *entry = tag;
+    else if (*entry == tag)
+        *entry = 0;
 }
 
 /* Block i (index + 1) enters or leaves the pages it meets. */
@@ -27,6 +50,8 @@ static void mark_pages(rp_privheap *h, uint64_t lo, uint64_t hi, uint32_t i, boo
     for (uint64_t p = lo >> RP_PRIVHEAP_PAGE_BITS; p <= (hi - 1) >> RP_PRIVHEAP_PAGE_BITS; p++) {
         rp_privheap_page *page = enter ? shadow_slot(&h->pages, p) : shadow_find(&h->pages, p);
         uint32_t want = enter ? 0 : i;
+
+        tag_page(h, p, h->blocks[i - 1].owner, lo, hi, enter);
 
         if (page == NULL)
             continue;

@@ -71,7 +71,20 @@ typedef struct rp_privheap_page {
     uint32_t block[2];
 } rp_privheap_page;
 
+/* The page tags: a direct-mapped cache, by page number, of which bytes of
+ * a page lie in one private block and whose it is: the access helpers'
+ * test is one load and a few compares.  An entry holds (page << 12 |
+ * owner + 1) << 16 | first << 8 | last, first and last the 16-byte units
+ * of the page the block covers whole (owners from 4,095 on get none).
+ * Blocks that share a page, or pages whose entries collide, leave the
+ * others to the page shadow. */
+#define RP_PRIVHEAP_TAG_BITS 16
+#define RP_PRIVHEAP_TAG_OWNERS ((uint32_t)1 << 12)
+
 typedef struct rp_privheap {
+    uint64_t *tags;             /* tag_mask + 1 entries; 0: none */
+    uint64_t tag_mask;          /* 2^RP_PRIVHEAP_TAG_BITS - 1 (0 before privheap_init,
+                                 * with tags at a zero word) */
     rp_shadow pages;            /* page number → rp_privheap_page */
     rp_privheap_block *blocks;
     uint32_t n_blocks, cap_blocks, free_head;
@@ -146,7 +159,14 @@ static inline bool privheap_owns_cached(const rp_privheap *h, uint32_t tid, uint
                                         uint64_t size)
 {
     const rp_privheap_page *page;
+    uint64_t page_number = addr >> RP_PRIVHEAP_PAGE_BITS;
+    uint64_t tag = h->tags[page_number & h->tag_mask];
+    uint64_t offset = addr & (((uint64_t)1 << RP_PRIVHEAP_PAGE_BITS) - 1);
 
+    if (tid + 1 < RP_PRIVHEAP_TAG_OWNERS && tag >> 16 == ((page_number << 12) | (tid + 1))
+        && offset >> 4 >= ((tag >> 8) & 0xff)
+        && (offset + size - 1) >> 4 <= (tag & 0xff))
+        return true;
     if (!privheap_in_envelope(h, addr))
         return false;
     page = shadow_slot_if_cached(&h->pages, addr >> RP_PRIVHEAP_PAGE_BITS);

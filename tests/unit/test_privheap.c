@@ -226,6 +226,33 @@ static void frame_addresses_are_told(void **state)
     privheap_fini(&h);
 }
 
+/* The helpers' test answers from the page tags for owners under 4,095
+ * (no other owner's page may answer for a later one) and from the page
+ * shadow for the others. */
+static void many_owners(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(PAGE + 16), b = at(8 * PAGE);
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 4, a, 3 * PAGE);
+    privheap_block_new(&h, 4100, b, 3 * PAGE);
+    assert_true(privheap_owns_cached(&h, 4, a + PAGE, 8));
+    assert_false(privheap_owns_cached(&h, 4100, a + PAGE, 8));
+    /* One of two pages in a row has an odd number: 4 + 4096 must not
+     * read as owner 4 of it. */
+    assert_false(privheap_owns_cached(&h, 4 + 4096, a + PAGE, 8));
+    assert_false(privheap_owns_cached(&h, 4 + 4096, a + 2 * PAGE, 8));
+    assert_true(privheap_owns_cached(&h, 4100, b + PAGE, 8));
+    assert_false(privheap_owns_cached(&h, 4, b + PAGE, 8));
+    /* The first unit, partly before the block, and across its end. */
+    assert_false(privheap_owns_cached(&h, 4, a - 8, 8));
+    assert_true(privheap_owns_cached(&h, 4, a, 16));
+    assert_false(privheap_owns_cached(&h, 4, a + 3 * PAGE - 4, 8));
+    privheap_fini(&h);
+}
+
 static void frees_and_reuse(void **state)
 {
     rp_privheap h;
@@ -379,8 +406,25 @@ static void scrub_pointers_to(unsigned k)
     }
 }
 
+/* The helpers' test: an access it answers for lies wholly in a live
+ * block of the model's that is private to tid. */
+static void check_owns_cached(rp_privheap *h, uint64_t addr, uint64_t size, uint32_t tid)
+{
+    if (!privheap_owns_cached(h, tid, addr, size))
+        return;
+    for (unsigned k = 0; k < N_BLOCKS; k++)
+        if (addr >= block_lo(k) && addr + size <= block_lo(k) + BLOCK_SIZE) {
+            assert_true(model[k].live && !model[k].escaped && model[k].owner == tid);
+            return;
+        }
+    fail_msg("owns_cached answered for %#llx+%llu, in no block", (unsigned long long)addr,
+             (unsigned long long)size);
+}
+
 static void check_model(rp_privheap *h)
 {
+    static const uint64_t sizes[] = { 1, 4, 8, 32, 4096 };
+
     for (unsigned k = 0; k < N_BLOCKS; k++) {
         uint32_t owner = privheap_owner(h, block_lo(k) + (uint64_t)(rand() % BLOCK_SIZE));
 
@@ -389,6 +433,9 @@ static void check_model(rp_privheap *h)
         else
             assert_int_equal(owner, model[k].owner);
     }
+    for (unsigned n = 0; n < 8; n++)
+        check_owns_cached(h, at((uint64_t)(rand() % (ARENA_PAGES * PAGE))),
+                          sizes[rand() % 5], (uint32_t)rand() % N_OWNERS);
 }
 
 static void random_runs(void **state)
@@ -466,6 +513,7 @@ int main(void)
         cmocka_unit_test(escapes_follow_the_contents),
         cmocka_unit_test(scans_and_owners),
         cmocka_unit_test(frame_addresses_are_told),
+        cmocka_unit_test(many_owners),
         cmocka_unit_test(frees_and_reuse),
         cmocka_unit_test(reallocs_keep_what_blocks_hold),
         cmocka_unit_test(random_runs),
