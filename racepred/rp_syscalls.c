@@ -1,6 +1,7 @@
 /* rp_syscalls.c — the program's system calls as accesses and as
  * synchronisation (rp_syscalls.h). */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -120,9 +121,13 @@ static void fd_sync(ThreadId tid, rp_call *c, rp_event_kind kind, UWord fd)
         emit_sync(tid, kind, key);
 }
 
+/* Only a range that is all client memory: the kernel refuses the others
+ * (EFAULT), and a garbage length (write(fd, buf, SIZE_MAX)) must not make
+ * the detectors walk the address space. */
 static void emit_access(ThreadId tid, rp_call *c, rp_event_kind kind, Addr a, SizeT size)
 {
-    if (size != 0 && c->sysno != __NR_futex && program_caller(tid, c) != 0)
+    if (size != 0 && c->sysno != __NR_futex && program_caller(tid, c) != 0
+        && VG_(am_is_valid_for_client)(a, size, VKI_PROT_NONE))
         rp_libc_emit(tid, kind, a, size, c->caller);
 }
 
