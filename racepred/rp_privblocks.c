@@ -160,6 +160,14 @@ void rp_privblocks_copied(rp_tid_t tid, Addr dst, Addr src, SizeT n)
     settle();
 }
 
+void rp_privblocks_sent(rp_tid_t tid, Addr lo, Addr hi)
+{
+    if (!rp_privblocks_active)
+        return;
+    privheap_scan(&rp_privblocks_heap, tid, lo, hi, queue_escaped, NULL);
+    settle();
+}
+
 void rp_privblocks_note_frame_address(Addr addr)
 {
     privheap_note_frame_address(&rp_privblocks_heap, addr);

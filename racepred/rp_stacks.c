@@ -195,6 +195,18 @@ void rp_stacks_escape_pointed(Addr lo, Addr hi)
     }
 }
 
+void rp_stacks_sent(ThreadId tid, Addr lo, Addr hi)
+{
+    rp_privstack *s;
+    Addr lowest;
+
+    if (!rp_stacks_enabled || stacks == NULL || !rp_threads_is_live(tid))
+        return;
+    s = stack_of(tid);
+    if ((lowest = lowest_pointed(s, lo, hi)) != 0)
+        share_from(tid, s, lowest);
+}
+
 void rp_stacks_store(Addr addr, UWord value)
 {
     ThreadId tid = rp_threads_current_vg;

@@ -52,8 +52,13 @@ Bool rp_stacks_skipping_alone(void);
 void rp_stacks_switch(ThreadId tid);
 
 /* The thread's stack addresses may leave it now (it creates a thread,
- * sends data out through a system call). */
+ * hands the kernel a pointer). */
 void rp_stacks_escape(ThreadId tid);
+
+/* tid sends [lo, hi) out (a write, a send): the frames of its stack an
+ * aligned word of it points into are shared from the lowest such address
+ * up. */
+void rp_stacks_sent(ThreadId tid, Addr lo, Addr hi);
 
 /* A private heap block [lo, hi) escapes (rp_privblocks.h): the frames of
  * every stack an aligned word of it points into are shared from the

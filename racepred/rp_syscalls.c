@@ -193,7 +193,8 @@ static Bool writes_fd(UInt sysno)
 
 /* Calls that hand the caller's memory or a pointer it chose to whoever
  * reads on (a stack address among them may reach another thread): data
- * written out, epoll's and a timer's or signal's user data. */
+ * written out (scan_sent_data looks at what most of them send), epoll's
+ * and a timer's or signal's user data. */
 static Bool sends_data(UInt sysno)
 {
     if (writes_fd_data(sysno))
@@ -203,6 +204,79 @@ static Bool sends_data(UInt sysno)
     case __NR_process_vm_writev: case __NR_vmsplice: case __NR_epoll_ctl:
     case __NR_timer_create: case __NR_rt_sigqueueinfo: case __NR_rt_tgsigqueueinfo:
         return True;
+    default:
+        return False;
+    }
+}
+
+/* What a scan of the data a call sends may cost: beyond it (or when the
+ * data cannot be read: the kernel will refuse it), everything may leave. */
+#define RP_SENT_SCAN_MAX ((SizeT)64 << 20)
+
+/* [lo, lo + len) is sent: the addresses of the thread's private stack
+ * frames and heap blocks among its words leave; False if it cannot be
+ * read, or the call's scans would pass *budget. */
+static Bool scan_sent(ThreadId tid, Addr lo, SizeT len, SizeT *budget)
+{
+    if (len == 0)
+        return True;
+    if (len > *budget || !VG_(am_is_valid_for_client)(lo, len, VKI_PROT_READ))
+        return False;
+    *budget -= len;
+    rp_privblocks_sent(rp_threads_of_vg(tid), lo, lo + len);
+    rp_stacks_sent(tid, lo, lo + len);
+    return True;
+}
+
+static Bool scan_sent_iovecs(ThreadId tid, Addr iov, UWord count, SizeT *budget)
+{
+    const struct vki_iovec *v = (const struct vki_iovec *)iov;
+
+    if (count > 1024 || !VG_(am_is_valid_for_client)(iov, count * sizeof *v, VKI_PROT_READ))
+        return False;
+    for (UWord i = 0; i < count; i++)
+        if (!scan_sent(tid, (Addr)v[i].iov_base, v[i].iov_len, budget))
+            return False;
+    return True;
+}
+
+static Bool scan_sent_message(ThreadId tid, Addr msg, SizeT *budget)
+{
+    const struct vki_msghdr *m = (const struct vki_msghdr *)msg;
+
+    return VG_(am_is_valid_for_client)(msg, sizeof *m, VKI_PROT_READ)
+        && scan_sent_iovecs(tid, (Addr)m->msg_iov, m->msg_iovlen, budget)
+        && scan_sent(tid, (Addr)m->msg_control, m->msg_controllen, budget);
+}
+
+/* A call that writes data out, whose bytes are all it hands on: only the
+ * addresses among them leave the thread (its other private frames and
+ * blocks stay private: a worker's progress message costs nothing).  False
+ * for the others, which hand on a pointer of the caller's choosing. */
+static Bool scan_sent_data(ThreadId tid, UInt sysno, const UWord *args)
+{
+    SizeT budget = RP_SENT_SCAN_MAX;
+
+    switch (sysno) {
+    case __NR_write: case __NR_pwrite64: case __NR_sendto: case __NR_mq_timedsend:
+        return scan_sent(tid, args[1], args[2], &budget);
+    case __NR_msgsnd:
+        return args[2] <= budget && scan_sent(tid, args[1], sizeof(long) + args[2], &budget);
+    case __NR_writev: case __NR_pwritev: case __NR_pwritev2:
+        return scan_sent_iovecs(tid, args[1], args[2], &budget);
+    case __NR_sendmsg:
+        return scan_sent_message(tid, args[1], &budget);
+    case __NR_sendmmsg: {
+        const struct vki_mmsghdr *v = (const struct vki_mmsghdr *)args[1];
+
+        if (args[2] > 1024 || !VG_(am_is_valid_for_client)(args[1], args[2] * sizeof *v,
+                                                           VKI_PROT_READ))
+            return False;
+        for (UWord i = 0; i < args[2]; i++)
+            if (!scan_sent_message(tid, (Addr)&v[i].msg_hdr, &budget))
+                return False;
+        return True;
+    }
     default:
         return False;
     }
@@ -239,7 +313,7 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args)
         fd_location(tid, c, RP_EV_WRITE, args[0]);
     if (sysno == __NR_dup2 || sysno == __NR_dup3)
         fd_location(tid, c, RP_EV_READ, args[1]);
-    if (sends_data(sysno)) {
+    if (sends_data(sysno) && !scan_sent_data(tid, sysno, args)) {
         rp_stacks_escape(tid);
         rp_privblocks_escape_thread(rp_threads_of_vg(tid));
     }

@@ -857,9 +857,11 @@ if built racy_alone; then
 fi
 
 # Heap blocks of a thread (--private-heap, rp_privheap.h): private_heap's
-# workers fill 64 KiB tables of their own at random, so it has at least
-# 65,536 events fewer than with --private-heap=no, and every address that
-# left a block was seen leave (none was reached by another thread first).
+# workers fill 64 KiB tables of their own at random, before and after a
+# progress message that holds no address (the write leaves them private),
+# so it has at most half the events it has with --private-heap=no (a
+# write that let every block leave: 77 %), and every address that left a
+# block was seen leave (none was reached by another thread first).
 # racy_private_heap has its nine races (one per way out) with the option
 # off too.
 if built private_heap && built racy_private_heap; then
@@ -873,11 +875,11 @@ if built private_heap && built racy_private_heap; then
     seen=$(private_events)
     run_tool -q --private-heap=no "$progs/racy_private_heap"
     races=$(grep -c '^==[0-9]*== Data race' "$tmp/err")
-    if [ -n "$skipped" ] && [ -n "$seen" ] && [ $((seen - skipped)) -ge 65536 ] &&
+    if [ -n "$skipped" ] && [ -n "$seen" ] && [ $((2 * skipped)) -le "$seen" ] &&
        [ "$unseen" = 0 ] && [ "$races" = 9 ]; then
         pass "private_heap: $skipped events against $seen with --private-heap=no; racy_private_heap: 9 races either way"
     else
-        fail "private_heap: $skipped events against $seen with --private-heap=no (expected 65,536 fewer), $unseen blocks reached unseen (expected 0); racy_private_heap: $races races with the option off (expected 9)"
+        fail "private_heap: $skipped events against $seen with --private-heap=no (expected at most half), $unseen blocks reached unseen (expected 0); racy_private_heap: $races races with the option off (expected 9)"
     fi
 fi
 
