@@ -42,6 +42,12 @@ static Bool handle_client_request(ThreadId tid, UWord *arg, UWord *ret)
     case RP_USERREQ_THREAD_CREATED:
         rp_threads_created(tid, arg[1], arg[2] != 0);
         break;
+    case RP_USERREQ_THREAD_HANDS:
+        rp_threads_hands(tid, True, arg[1], arg[2]);
+        break;
+    case RP_USERREQ_THREAD_HANDED:
+        rp_threads_hands(tid, False, 0, 0);
+        break;
     case RP_USERREQ_THREAD_DETACH:
         rp_threads_detach(tid, arg[1], arg[2] != 0);
         break;

@@ -23,6 +23,14 @@ typedef enum {
     /* arg1 = pthread_t of the thread the caller just created, arg2 = 1 if
      * it was created detached. */
     RP_USERREQ_THREAD_CREATED,
+    /* arg1 = the argument the caller's pthread_create is about to hand
+     * its new thread, arg2 = the stack address its attribute names (0:
+     * none): the thread the next clone makes gets these two values and no
+     * other address of the caller's. */
+    RP_USERREQ_THREAD_HANDS,
+    /* The caller's pthread_create returned: RP_USERREQ_THREAD_HANDS no
+     * longer holds. */
+    RP_USERREQ_THREAD_HANDED,
     /* arg1 = pthread_t the caller is about to join. */
     RP_USERREQ_JOIN_PRE,
     /* arg1 = pthread_t a non-blocking or timed join just joined. */

@@ -71,11 +71,22 @@ RP_WORKER int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
     OrigFn fn;
     int ret, state = PTHREAD_CREATE_JOINABLE;
 
+    void *stack = NULL;
+    size_t stack_size;
+
     VALGRIND_GET_ORIG_FN(fn);
     /* glibc's thrd_create passes (void *)-1 (ATTR_C11_THREAD), no attribute. */
-    if (attr != NULL && attr != (const pthread_attr_t *)~(uintptr_t)0)
+    if (attr != NULL && attr != (const pthread_attr_t *)~(uintptr_t)0) {
         pthread_attr_getdetachstate(attr, &state);
+        if (pthread_attr_getstack(attr, &stack, &stack_size) != 0)
+            stack = NULL;
+    }
+    /* What the new thread gets from its creator: the argument, and the
+     * stack if the attribute names one (an attribute without one names a
+     * garbage address, which is no one's). */
+    RP_PTH_REQUEST(RP_USERREQ_THREAD_HANDS, arg, stack);
     CALL_FN_W_WWWW(ret, fn, thread, attr, start, arg);
+    RP_PTH_REQUEST(RP_USERREQ_THREAD_HANDED, 0, 0);
     if (ret == 0)
         RP_PTH_REQUEST(RP_USERREQ_THREAD_CREATED, *thread, state == PTHREAD_CREATE_DETACHED);
     return ret;

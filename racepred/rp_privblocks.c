@@ -160,6 +160,14 @@ void rp_privblocks_copied(rp_tid_t tid, Addr dst, Addr src, SizeT n)
     settle();
 }
 
+void rp_privblocks_value_leaves(rp_tid_t tid, Addr value)
+{
+    if (!rp_privblocks_active)
+        return;
+    privheap_store(&rp_privblocks_heap, tid, 0, value, queue_escaped, NULL);
+    settle();
+}
+
 void rp_privblocks_sent(rp_tid_t tid, Addr lo, Addr hi)
 {
     if (!rp_privblocks_active)

@@ -93,6 +93,10 @@ void rp_privblocks_copied(rp_tid_t tid, Addr dst, Addr src, SizeT n);
  * private blocks: no stack escape until the block's own. */
 void rp_privblocks_note_frame_address(Addr addr);
 
+/* `value` leaves tid (a thread's argument): the private block of tid's
+ * it points into escapes, with what it points to. */
+void rp_privblocks_value_leaves(rp_tid_t tid, Addr value);
+
 /* `tid` sends [lo, hi) out (a write, a send): the blocks of its own that
  * the words point to escape. */
 void rp_privblocks_sent(rp_tid_t tid, Addr lo, Addr hi);

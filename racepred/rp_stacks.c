@@ -195,6 +195,17 @@ void rp_stacks_escape_pointed(Addr lo, Addr hi)
     }
 }
 
+void rp_stacks_value_leaves(ThreadId tid, Addr value)
+{
+    rp_privstack *s;
+
+    if (!rp_stacks_enabled || stacks == NULL || !rp_threads_is_live(tid))
+        return;
+    s = stack_of(tid);
+    if (privstack_is_private(s, value))
+        share_from(tid, s, value);
+}
+
 void rp_stacks_sent(ThreadId tid, Addr lo, Addr hi)
 {
     rp_privstack *s;

@@ -55,6 +55,10 @@ void rp_stacks_switch(ThreadId tid);
  * hands the kernel a pointer). */
 void rp_stacks_escape(ThreadId tid);
 
+/* `value` leaves tid (a thread's argument): if it is an address of tid's
+ * private stack, the live frames are shared. */
+void rp_stacks_value_leaves(ThreadId tid, Addr value);
+
 /* tid sends [lo, hi) out (a write, a send): the frames of its stack an
  * aligned word of it points into are shared from the lowest such address
  * up. */

@@ -109,6 +109,41 @@ static void emit_join(rp_tid_t joiner, rp_tid_t joined)
 
 static Bool threads_cloned;
 
+/* By Valgrind thread: what its pthread_create hands the new thread. */
+typedef struct {
+    Bool known;
+    UWord arg, stack;
+} hand_over;
+
+static hand_over *handed;
+
+void rp_threads_hands(ThreadId parent, Bool hands, UWord arg, UWord stack)
+{
+    if (handed == NULL)
+        handed = VG_(calloc)("rp.threads.handed", VG_N_THREADS, sizeof *handed);
+    handed[parent].known = hands;
+    handed[parent].arg = arg;
+    handed[parent].stack = stack;
+}
+
+/* The new thread may be handed addresses of the parent's stack and of its
+ * private blocks: those its pthread_create passes, or any. */
+static void parent_hands(ThreadId parent)
+{
+    rp_tid_t rp = rp_by_vg[parent];
+
+    if (handed == NULL || !handed[parent].known) {
+        rp_stacks_escape(parent);
+        rp_privblocks_escape_thread(rp);
+        return;
+    }
+    handed[parent].known = False;
+    rp_stacks_value_leaves(parent, handed[parent].arg);
+    rp_stacks_value_leaves(parent, handed[parent].stack);
+    rp_privblocks_value_leaves(rp, handed[parent].arg);
+    rp_privblocks_value_leaves(rp, handed[parent].stack);
+}
+
 /* Called at clone() time, with the parent running.  The root thread
  * arrives with parent 0 (no parent) and becomes racepred thread 0. */
 static void on_ll_create(ThreadId parent, ThreadId child)
@@ -126,10 +161,7 @@ static void on_ll_create(ThreadId parent, ThreadId child)
         threads_cloned = True;
         rp_instrument_alone_ends();
     }
-    /* The new thread may be handed addresses of the parent's stack and
-     * of its private blocks. */
-    rp_stacks_escape(parent);
-    rp_privblocks_escape_thread(rp_by_vg[parent]);
+    parent_hands(parent);
     threads[rp_by_vg[parent]].last_child = child_rp;
     /* Reports announce each thread they mention with this stack. */
     threads[child_rp].created_at = VG_(record_ExeContext)(parent, 0);

@@ -93,6 +93,13 @@ extern rp_tid_t rp_threads_detached_gone;
  * when it has exited (rp_engine_thread_gone); a join of it is ignored. */
 void rp_threads_created(ThreadId parent, UWord child_pthread, Bool detached);
 
+/* `parent`'s pthread_create is about to hand its new thread `arg` and
+ * `stack` (hands), or has returned (not hands): a clone in between lets
+ * only the stack frames and private heap blocks these point to leave the
+ * parent.  A clone without it (a raw clone, glibc's own thread creations)
+ * lets every one leave. */
+void rp_threads_hands(ThreadId parent, Bool hands, UWord arg, UWord stack);
+
 /* `vg_tid`'s own pthread_t is `pthread` (the preload tells the root
  * thread's, which no pthread_create returned: another thread may join it
  * after it called pthread_exit). */

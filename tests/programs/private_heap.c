@@ -5,7 +5,8 @@
  * one it receives; main joins both and reads every table.  Between two
  * fills of its own table each worker writes a progress message (to
  * /dev/null) from a buffer on its stack: the message holds no address, so
- * the table stays private.  Nothing races: the run must be silent, and its
+ * the table stays private.  Main fills a table of its own after creating
+ * the workers, whose argument does not lead to it.  Nothing races: the run must be silent, and its
  * events (`-v`) far fewer than with --private-heap=no. */
 #include <pthread.h>
 #include <stdint.h>
@@ -63,19 +64,22 @@ int main(void)
 {
     pthread_t t[2];
     unsigned long sum = 0;
+    uint16_t *mine = calloc(ENTRIES, sizeof *mine);
 
     progress_fd = open("/dev/null", O_WRONLY);
     for (long i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, worker, (void *)i);
+    fill(mine, 21);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
     for (int i = 0; i < 2; i++)
         for (unsigned j = 0; j < ENTRIES; j++)
-            sum += kept[i][j] + handed[i][j];
+            sum += kept[i][j] + handed[i][j] + mine[j];
     printf("%d\n", sum > 0);
     for (int i = 0; i < 2; i++) {
         free(kept[i]);
         free(handed[i]);
     }
+    free(mine);
     return 0;
 }

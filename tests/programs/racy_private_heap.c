@@ -21,6 +21,10 @@
  *                   block);
  *   - by_create:    handed to a thread it creates (which reads, not the
  *                   worker);
+ *   - by_create_frame, by_create_block: the created thread's argument is
+ *                   the address of a local, or of another private block,
+ *                   that holds the block's address (a creation lets leave
+ *                   only what its argument leads to);
  *   - by_realloc_move, by_realloc_shrink: as by_frame, but the block
  *                   holding the local's address is first moved by realloc
  *                   (a block in use right after it keeps it from growing
@@ -263,6 +267,49 @@ static void *reader(void *arg)
     return (void *)v;
 }
 
+/* The argument points to where the block's address is kept. */
+static void *indirect_reader(void *arg)
+{
+    int **where = arg;
+    long v;
+
+    wait_fd(go[0]);
+    v = (*where)[10];
+    signal_fd(back[1]);
+    return (void *)v;
+}
+
+static void *by_create_frame(void *arg)
+{
+    int *b = private_block();
+    pthread_t t;
+    void *v;
+
+    (void)arg;
+    pthread_create(&t, NULL, indirect_reader, &b);
+    b[10] = 100;
+    signal_fd(go[1]);
+    wait_fd(back[0]);
+    pthread_join(t, &v);
+    return v;
+}
+
+static void *by_create_block(void *arg)
+{
+    int **container = (int **)private_block();
+    pthread_t t;
+    void *v;
+
+    (void)arg;
+    container[0] = private_block();
+    pthread_create(&t, NULL, indirect_reader, container);
+    container[0][10] = 110;
+    signal_fd(go[1]);
+    wait_fd(back[0]);
+    pthread_join(t, &v);
+    return v;
+}
+
 static void *by_create(void *arg)
 {
     int *b = private_block();
@@ -282,7 +329,8 @@ int main(void)
 {
     void *(*const publishers[])(void *) = { by_store, by_copy, by_container, by_pipe,
                                             by_stack, by_frame, by_realloc_move,
-                                            by_realloc_shrink, by_create };
+                                            by_realloc_shrink, by_create_frame,
+                                            by_create_block, by_create };
     pthread_t w, t;
     void *sum, *v;
 
