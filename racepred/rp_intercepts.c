@@ -70,7 +70,6 @@ RP_WORKER int create_wrk(pthread_t *thread, const pthread_attr_t *attr,
 {
     OrigFn fn;
     int ret, state = PTHREAD_CREATE_JOINABLE;
-
     void *stack = NULL;
     size_t stack_size;
 
