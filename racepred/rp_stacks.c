@@ -176,23 +176,26 @@ static Addr lowest_pointed(const rp_privstack *s, Addr lo, Addr hi)
     return lowest;
 }
 
+/* tid's frames that an aligned word of [lo, hi) points into are shared,
+ * from the lowest such address up. */
+static void share_pointed(ThreadId tid, Addr lo, Addr hi)
+{
+    rp_privstack *s = stack_of(tid);
+    Addr lowest = lowest_pointed(s, lo, hi);
+
+    if (lowest != 0)
+        share_from(tid, s, lowest);
+}
+
 void rp_stacks_escape_pointed(Addr lo, Addr hi)
 {
     ThreadId tid;
 
     if (!rp_stacks_enabled || stacks == NULL)
         return;
-    for (tid = 1; tid < VG_N_THREADS; tid++) {
-        rp_privstack *s;
-        Addr lowest;
-
-        if (!rp_threads_is_live(tid) || stacks[tid].lo > stacks[tid].hi)
-            continue;
-        s = stack_of(tid);
-        if ((lowest = lowest_pointed(s, lo, hi)) == 0)
-            continue;
-        share_from(tid, s, lowest);
-    }
+    for (tid = 1; tid < VG_N_THREADS; tid++)
+        if (rp_threads_is_live(tid) && stacks[tid].lo <= stacks[tid].hi)
+            share_pointed(tid, lo, hi);
 }
 
 void rp_stacks_value_leaves(ThreadId tid, Addr value)
@@ -208,14 +211,8 @@ void rp_stacks_value_leaves(ThreadId tid, Addr value)
 
 void rp_stacks_sent(ThreadId tid, Addr lo, Addr hi)
 {
-    rp_privstack *s;
-    Addr lowest;
-
-    if (!rp_stacks_enabled || stacks == NULL || !rp_threads_is_live(tid))
-        return;
-    s = stack_of(tid);
-    if ((lowest = lowest_pointed(s, lo, hi)) != 0)
-        share_from(tid, s, lowest);
+    if (rp_stacks_enabled && stacks != NULL && rp_threads_is_live(tid))
+        share_pointed(tid, lo, hi);
 }
 
 void rp_stacks_store(Addr addr, UWord value)

@@ -249,6 +249,18 @@ static Bool scan_sent_message(ThreadId tid, Addr msg, SizeT *budget)
         && scan_sent(tid, (Addr)m->msg_control, m->msg_controllen, budget);
 }
 
+static Bool scan_sent_messages(ThreadId tid, Addr vec, UWord count, SizeT *budget)
+{
+    const struct vki_mmsghdr *v = (const struct vki_mmsghdr *)vec;
+
+    if (count > 1024 || !VG_(am_is_valid_for_client)(vec, count * sizeof *v, VKI_PROT_READ))
+        return False;
+    for (UWord i = 0; i < count; i++)
+        if (!scan_sent_message(tid, (Addr)&v[i].msg_hdr, budget))
+            return False;
+    return True;
+}
+
 /* A call that writes data out, whose bytes are all it hands on: only the
  * addresses among them leave the thread (its other private frames and
  * blocks stay private: a worker's progress message costs nothing).  False
@@ -266,17 +278,8 @@ static Bool scan_sent_data(ThreadId tid, UInt sysno, const UWord *args)
         return scan_sent_iovecs(tid, args[1], args[2], &budget);
     case __NR_sendmsg:
         return scan_sent_message(tid, args[1], &budget);
-    case __NR_sendmmsg: {
-        const struct vki_mmsghdr *v = (const struct vki_mmsghdr *)args[1];
-
-        if (args[2] > 1024 || !VG_(am_is_valid_for_client)(args[1], args[2] * sizeof *v,
-                                                           VKI_PROT_READ))
-            return False;
-        for (UWord i = 0; i < args[2]; i++)
-            if (!scan_sent_message(tid, (Addr)&v[i].msg_hdr, &budget))
-                return False;
-        return True;
-    }
+    case __NR_sendmmsg:
+        return scan_sent_messages(tid, args[1], args[2], &budget);
     default:
         return False;
     }
