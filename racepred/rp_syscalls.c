@@ -228,11 +228,23 @@ static Bool scan_sent(ThreadId tid, Addr lo, SizeT len, SizeT *budget)
     return True;
 }
 
+/* The most entries a vector of I/O vectors or of messages may have: the
+ * kernel's UIO_MAXIOV, past which it refuses the call. */
+#define RP_SENT_VECTOR_MAX 1024u
+
+/* Whether a vector of `count` entries of entry_size bytes at vec may be
+ * sent and can be read. */
+static Bool sent_vector_readable(Addr vec, UWord count, SizeT entry_size)
+{
+    return count <= RP_SENT_VECTOR_MAX
+        && VG_(am_is_valid_for_client)(vec, count * entry_size, VKI_PROT_READ);
+}
+
 static Bool scan_sent_iovecs(ThreadId tid, Addr iov, UWord count, SizeT *budget)
 {
     const struct vki_iovec *v = (const struct vki_iovec *)iov;
 
-    if (count > 1024 || !VG_(am_is_valid_for_client)(iov, count * sizeof *v, VKI_PROT_READ))
+    if (!sent_vector_readable(iov, count, sizeof *v))
         return False;
     for (UWord i = 0; i < count; i++)
         if (!scan_sent(tid, (Addr)v[i].iov_base, v[i].iov_len, budget))
@@ -253,7 +265,7 @@ static Bool scan_sent_messages(ThreadId tid, Addr vec, UWord count, SizeT *budge
 {
     const struct vki_mmsghdr *v = (const struct vki_mmsghdr *)vec;
 
-    if (count > 1024 || !VG_(am_is_valid_for_client)(vec, count * sizeof *v, VKI_PROT_READ))
+    if (!sent_vector_readable(vec, count, sizeof *v))
         return False;
     for (UWord i = 0; i < count; i++)
         if (!scan_sent_message(tid, (Addr)&v[i].msg_hdr, budget))
