@@ -33,6 +33,10 @@
  *                        releases too (rp_atomics.h).
  *   Exit                 branch, only when a detector asked for branches
  * Get/Put touch the guest register file, not memory: nothing to do.
+ * Plain accesses of the common sizes share calls: up to five of a
+ * superblock wait for one call after the last of them (rp_batch.h), which
+ * comes before anything that needs them passed on (ends_batch, and every
+ * other helper call), so the events keep their place in the interleaving.
  * Three things keep helper calls out of the common case: an access that
  * repeats one its superblock surely made gets no call (rp_blockrep.h);
  * a store of a 64-bit word (each lane of a vector, a CAS's new value)
@@ -54,12 +58,14 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_guest.h"
 #include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_transtab.h"
 
 #include "rp_atomics.h"
+#include "rp_batch.h"
 #include "rp_blockrep.h"
 #include "rp_clientreq.h"
 #include "rp_filter.h"
@@ -614,21 +620,14 @@ static Bool surely(const IRExpr *guard)
 }
 
 /* Appends a call of on_read or on_write (of its sized form when there is
- * one); `guard` may be NULL (always). */
-static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
-                       Addr site, IRExpr *guard)
+ * one) for one access; `guard` may be NULL (always). */
+static void add_single_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
+                              Addr site, IRExpr *guard)
 {
     IRDirty *d;
     const sized_helper *sized;
     Bool full = rp_history == RP_HISTORY_FULL && !sp_written;
 
-    if (code_kind == RP_CODE_ACCESSES && translating_alone())
-        return;
-    if (drop_block_repeats && code_kind == RP_CODE_ACCESSES
-        && rp_blockrep_repeats(addr, size, is_write, surely(guard)))
-        return;
-    if (code_kind == RP_CODE_SYNC)
-        rp_blockrep_event();
     if (rp_instrument_floor)
         d = unsafeIRDirty_0_N(3, "rp_on_access_floor",
                               VG_(fnptr_to_fnentry)(&on_access_floor),
@@ -656,6 +655,69 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
     if (!rp_instrument_floor && code_kind != RP_CODE_SYNC)
         declare_stack_reads(d);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+Bool rp_instrument_batches = True;
+
+/* The plain accesses waiting for one call (rp_batch.h): their sizes,
+ * instructions and helpers, and their addresses and kinds. */
+static rp_access_batch pending;
+static IRExpr *pending_addr[RP_BATCH_MAX];
+static Bool pending_write[RP_BATCH_MAX];
+
+/* Appends the call that passes on the waiting accesses. */
+static void flush_batch(IRSB *sb)
+{
+    IRDirty *d;
+
+    if (pending.n == 1) {
+        add_single_access(sb, pending_write[0], pending_addr[0], (Int)pending.size[0],
+                          pending.site[0], NULL);
+    } else if (pending.n > 1) {
+        d = rp_batch_call(&pending, pending_addr);
+        declare_stack_reads(d);
+        addStmtToIRSB(sb, IRStmt_Dirty(d));
+    }
+    VG_(memset)(&pending, 0, sizeof pending);
+}
+
+/* Whether an access may wait in the batch: a plain, unguarded one of a
+ * sized helper's size, whose helper notes no callers (--history-level=full
+ * does, at the access). */
+static Bool batchable(Int size, IRExpr *guard)
+{
+    return rp_instrument_batches && guard == NULL && !rp_instrument_floor
+        && code_kind == RP_CODE_ACCESSES && rp_history != RP_HISTORY_FULL
+        && sized_helper_of(size, False, False) != NULL;
+}
+
+/* An access's call, or its place in the batch; `guard` may be NULL
+ * (always). */
+static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
+                       Addr site, IRExpr *guard)
+{
+    UInt k = pending.n;
+
+    if (code_kind == RP_CODE_ACCESSES && translating_alone())
+        return;
+    if (drop_block_repeats && code_kind == RP_CODE_ACCESSES
+        && rp_blockrep_repeats(addr, size, is_write, surely(guard)))
+        return;
+    if (code_kind == RP_CODE_SYNC)
+        rp_blockrep_event();
+    if (!batchable(size, guard)) {
+        flush_batch(sb);
+        add_single_access(sb, is_write, addr, size, site, guard);
+        return;
+    }
+    pending.size[k] = (UInt)size;
+    pending.site[k] = site;
+    pending.helper[k] = (rp_access_helper)sized_helper_of(size, False, is_write)->fn;
+    pending_addr[k] = addr;
+    pending_write[k] = is_write;
+    pending.n = k + 1;
+    if (pending.n == RP_BATCH_MAX)
+        flush_batch(sb);
 }
 
 /* A store of a value in the running thread's stack (rp_stacks.h). */
@@ -750,6 +812,7 @@ static void add_store_checks(IRSB *sb, IRExpr *addr, IRExpr *data)
     if ((!rp_stacks_enabled && !rp_privblocks_active) || rp_instrument_floor
         || translating_alone() || (ty != Ity_I64 && ty != Ity_V128 && ty != Ity_V256))
         return;
+    flush_batch(sb);
     b = load_store_bounds(sb, addr);
     if (ty == Ity_I64) {
         add_word_checks(sb, &b, addr, data);
@@ -769,6 +832,7 @@ static void add_announce(IRSB *sb, Addr site)
     IRExpr *sp = new_tmp(sb, Ity_I64, IRExpr_Get(guest_layout->offset_SP, Ity_I64));
     IRDirty *d;
 
+    flush_batch(sb);
     d = unsafeIRDirty_0_N(0, "rp_on_announce", VG_(fnptr_to_fnentry)(&on_announce),
                           mkIRExprVec_2(sp, mkIRExpr_HWord(site)));
     declare_stack_reads(d);
@@ -785,6 +849,7 @@ static void add_sync_access(IRSB *sb, const HChar *name, void *helper, IRExpr *a
                                    mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
                                                  mkIRExpr_HWord(site)));
 
+    flush_batch(sb);
     rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
@@ -795,6 +860,7 @@ static void add_branch(IRSB *sb, Addr site)
                                    VG_(fnptr_to_fnentry)(&on_branch),
                                    mkIRExprVec_1(mkIRExpr_HWord(site)));
 
+    flush_batch(sb);
     rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
@@ -847,6 +913,7 @@ static void add_rmw_after(IRSB *sb, const IRCAS *cas, Addr site)
                                         widened(sb, cas->expdLo), widened(sb, cas->dataLo),
                                         mkIRExpr_HWord(site),
                                         mkIRExpr_HWord((HWord)(4 * size + in_function))));
+    flush_batch(sb);
     declare_stack_reads(d);
     rp_blockrep_event();
     addStmtToIRSB(sb, IRStmt_Dirty(d));
@@ -947,6 +1014,21 @@ static void add_effects(IRSB *sb, const IRTypeEnv *tyenv, const IRStmt *st,
     }
 }
 
+/* Whether the waiting accesses must be passed on before `st`: it leaves
+ * the block, calls, is atomic or a fence, or writes SP or FP. */
+static Bool ends_batch(const IRStmt *st)
+{
+    switch (st->tag) {
+    case Ist_Exit: case Ist_Dirty: case Ist_CAS: case Ist_LLSC: case Ist_MBE:
+        return True;
+    case Ist_Put:
+        return st->Ist.Put.offset == guest_layout->offset_SP
+            || st->Ist.Put.offset == guest_layout->offset_FP;
+    default:
+        return False;
+    }
+}
+
 /* The spin reads of the block being instrumented (rp_spin.h). */
 static Bool *spin;
 static UInt spin_cap;
@@ -995,6 +1077,8 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 
         if (st->tag == Ist_NoOp)
             continue;
+        if (ends_batch(st))
+            flush_batch(sb_out);
         if (st->tag == Ist_IMark) {
             site = (Addr)st->Ist.IMark.addr;
             code_kind = rp_filter_kind(site);
@@ -1016,6 +1100,7 @@ IRSB *rp_instrument(VgCallbackClosure *closure, IRSB *sb_in,
         if (rmw_after)
             add_rmw_after(sb_out, st->Ist.CAS.details, site);
     }
+    flush_batch(sb_out);
     add_history_stale(sb_out, sb_out->jumpkind);
     return sb_out;
 }

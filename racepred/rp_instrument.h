@@ -17,6 +17,10 @@ extern Bool rp_instrument_floor;
  * get no helper call (rp_blockrep.h; default yes). */
 extern Bool rp_instrument_block_repeats;
 
+/* --access-batches: whether up to five plain accesses of a superblock
+ * share one helper call (rp_batch.h; default yes). */
+extern Bool rp_instrument_batches;
+
 /* --spin-loops: whether a load a spin loop polls is synchronisation
  * (rp_spin.h; default yes), and how many variables such loads made
  * synchronisation variables. */

@@ -20,6 +20,7 @@
 #include "pub_tool_vki.h"
 
 #include "rp_barriers.h"
+#include "rp_batch.h"
 #include "rp_blockrep.h"
 #include "rp_errors.h"
 #include "rp_filter.h"
@@ -131,6 +132,7 @@ static Bool process_option(const HChar *arg)
     } else if VG_BINT_CLO(arg, "--omp-task-threads", rp_tasks_max_threads, 0, 1 << 20) {
     } else if VG_BOOL_CLO(arg, "--bench-floor", rp_instrument_floor) {
     } else if VG_BOOL_CLO(arg, "--block-repeats", rp_instrument_block_repeats) {
+    } else if VG_BOOL_CLO(arg, "--access-batches", rp_instrument_batches) {
     } else if VG_BOOL_CLO(arg, "--private-stacks", rp_stacks_enabled) {
     } else if VG_BOOL_CLO(arg, "--private-heap", rp_privblocks_enabled) {
     } else if VG_BOOL_CLO(arg, "--skip-alone", rp_stacks_skip_alone) {
@@ -232,6 +234,8 @@ static void print_usage(void)
 "                              cost) [no]\n"
 "    --block-repeats=yes|no    leave out of the translated code the accesses\n"
 "                              that repeat one of the same superblock [yes]\n"
+"    --access-batches=yes|no   up to five plain accesses of a superblock share\n"
+"                              one helper call [yes]\n"
 "    --ignore-objects=PAT[,PAT...]|none  objects (soname or file name globs)\n"
 "                              whose code is not instrumented [%s]\n"
 "    --sync-objects=PAT[,PAT...]|none  objects whose loads and stores are\n"
@@ -327,6 +331,10 @@ static void finish_detection(void)
         VG_(umsg)("racepred: %llu accesses left out of the code as repeats within "
                   "their superblock (counted once per translation)\n",
                   rp_blockrep_dropped_static);
+    if (VG_(clo_verbosity) > 1)
+        VG_(umsg)("racepred: %llu accesses share %llu batch calls in the code (counted "
+                  "once per translation; %u batches kept)\n",
+                  rp_batch_accesses, rp_batch_calls, rp_batch_kept());
     if (VG_(clo_verbosity) > 1)
         rp_privblocks_print_stats();
     rp_wreport_kept(rp_tool_engine);

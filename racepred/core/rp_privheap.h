@@ -151,6 +151,20 @@ static inline uint32_t privheap_find(rp_privheap *h, uint64_t addr)
     return 0;
 }
 
+/* Whether [addr, addr + size) lies in one private block of tid's, by the
+ * tag of its page alone (false when the tag is another page's or
+ * another owner's): a few loads and compares. */
+static inline bool privheap_tag_owns(const rp_privheap *h, uint32_t tid, uint64_t addr,
+                                     uint64_t size)
+{
+    uint64_t page_number = addr >> RP_PRIVHEAP_PAGE_BITS;
+    uint64_t tag = h->tags[page_number & h->tag_mask];
+    uint64_t offset = addr & (((uint64_t)1 << RP_PRIVHEAP_PAGE_BITS) - 1);
+
+    return tid + 1 < RP_PRIVHEAP_TAG_OWNERS && tag >> 16 == ((page_number << 12) | (tid + 1))
+        && offset >> 4 >= ((tag >> 8) & 0xff) && (offset + size - 1) >> 4 <= (tag & 0xff);
+}
+
 /* Whether [addr, addr + size) lies in one private block of tid's, answered
  * from the shadow's cache alone (false when the page's chunk is not in
  * it): the access helpers' first test, which must call nothing.  size is
@@ -159,13 +173,8 @@ static inline bool privheap_owns_cached(const rp_privheap *h, uint32_t tid, uint
                                         uint64_t size)
 {
     const rp_privheap_page *page;
-    uint64_t page_number = addr >> RP_PRIVHEAP_PAGE_BITS;
-    uint64_t tag = h->tags[page_number & h->tag_mask];
-    uint64_t offset = addr & (((uint64_t)1 << RP_PRIVHEAP_PAGE_BITS) - 1);
 
-    if (tid + 1 < RP_PRIVHEAP_TAG_OWNERS && tag >> 16 == ((page_number << 12) | (tid + 1))
-        && offset >> 4 >= ((tag >> 8) & 0xff)
-        && (offset + size - 1) >> 4 <= (tag & 0xff))
+    if (privheap_tag_owns(h, tid, addr, size))
         return true;
     if (!privheap_in_envelope(h, addr))
         return false;

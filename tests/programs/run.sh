@@ -51,7 +51,7 @@ export VALGRIND_LIB
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/racepred-run.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-racy="racy_counter racy_detached racy_alone racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes racy_cxx_atomic racy_use_after_free racy_private_heap"
+racy="racy_counter racy_detached racy_alone racy_heap racy_bytes racy_nopie c11_racy racy_cxx racy_two_mutexes racy_rwlock_readers racy_cond_signal racy_handoff racy_barrier racy_barrier_rounds racy_free racy_free_far racy_omp racy_spin_barrier racy_callee racy_struct_fields racy_syscall_buffer racy_libc_copy racy_libc_search racy_fread racy_mutex_destroy racy_spin_flag racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes racy_cxx_atomic racy_use_after_free racy_private_heap racy_batched"
 race_free="mutex_counter join_then_read join_root private_data many_threads trylock_loop recursive_mutex condvar_handoff detached_threads detached_lockers sem_barrier rwlock_readers annotated_flag once_spin c11_threads heap_aligned mmap_reuse sparse_touch cxx_new atomic_refcount atomic_flag atomic_flag_late atomic_spinlock poll_counters annotated_drd annotated_racepred thread_pool refcount_mutex barrier_rounds timed_sync tls_reuse omp_phases omp_sections omp_tasks omp_taskloop omp_task_deps omp_task_reuse omp_critical_poll realloc_in_place fd_handoff signal_handoff libc_strings sync_lifetimes spin_flag fd_reuse spin_wait_flag cxx_sync glib_sync omp_locks omp_acquire_poll llvm_omp_phases llvm_omp_sections llvm_omp_tasks llvm_omp_taskloop llvm_omp_task_deps llvm_omp_task_reuse llvm_omp_critical_poll llvm_omp_acquire_poll cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish rust_sync private_heap syscall_garbage"
 
 pipe_ordered="racy_nopie racy_stripped c11_racy racy_detached racy_alone hidden_race hidden_race_cs mmap_reuse offline_far ordered_by_data racy_barrier racy_bytes racy_cond_signal racy_counter racy_free racy_free_far racy_use_after_free racy_handoff racy_heap racy_rwlock_readers racy_two_mutexes tls_reuse racy_cxx racy_spin_lookalikes racy_fd_close racy_libc_format racy_libc_args racy_libc_unsafe racy_libc_search racy_wait_lookalikes racy_block_repeats racy_stack_escape racy_thread_churn racy_glib_mutexes glib_hidden_race omp_hidden_race llvm_omp_hidden_race cxx_atomic_publish cxx_atomic_publish_O0 libcxx_atomic_publish racy_cxx_atomic rust_sync rust_hidden_race racy_rust_rwlock rust_rwlock_hidden_race racy_private_heap"
@@ -1036,6 +1036,38 @@ if built racy_block_repeats; then
             diff -u "$tmp/without" "$tmp/with"
         fi
     done
+fi
+
+# --access-batches (rp_batch.h): plain accesses of a superblock share one
+# helper call after the last of them; each report, with both stacks, must
+# be the one every access's own call gives, and the batches must be there.
+full_report() { # the reports, from the first announcement on
+    grep '^==[0-9]*== ' "$1" | sed -e 's/^==[0-9]*== //' | sed -n '/^---/,$p' | grep -v '^racepred: '
+}
+for p in racy_batched racy_counter racy_heap racy_bytes racy_callee racy_struct_fields racy_stack_escape racy_private_heap racy_block_repeats; do
+    run_tool -v --show-error-list=no "$progs/$p"
+    batched=$(sed -n 's/.* \([0-9][0-9]*\) accesses share [0-9]* batch calls.*/\1/p' "$tmp/err")
+    full_report "$tmp/err" >"$tmp/with"
+    run_tool -v --show-error-list=no --access-batches=no "$progs/$p"
+    full_report "$tmp/err" >"$tmp/without"
+    if [ "${batched:-0}" -gt 0 ] && grep -q '^Data race' "$tmp/with" && cmp -s "$tmp/with" "$tmp/without"; then
+        pass "$p: $batched accesses in batches, the same reports and stacks"
+    else
+        fail "$p: ${batched:-no} accesses in batches"
+        diff -u "$tmp/without" "$tmp/with" | head -40
+    fi
+done
+
+# racy_batched's racy store shares a superblock with the call after it
+# and the callee's loads: unwound from the callee's SP, worker's caller
+# was a garbage frame.
+run_tool -q "$progs/racy_batched"
+if grep -A1 '   at 0x[0-9A-F]*: worker (racy_batched.c:26)' "$tmp/err" |
+   grep -q '   by 0x[0-9A-F]*: start_thread '; then
+    pass "racy_batched: the store is worker's, called by start_thread"
+else
+    fail "racy_batched: wrong stack for the store"
+    cat "$tmp/err"
 fi
 
 # racy_callee's racy read is the first instruction of show(), translated
