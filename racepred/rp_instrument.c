@@ -720,6 +720,16 @@ static void add_access(IRSB *sb, Bool is_write, IRExpr *addr, Int size,
         flush_batch(sb);
 }
 
+/* Appends a call of a helper that makes an event of its own: the waiting
+ * accesses are passed on first, and no access after it repeats one made
+ * before (rp_blockrep.h). */
+static void add_event_call(IRSB *sb, IRDirty *d)
+{
+    flush_batch(sb);
+    rp_blockrep_event();
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
 /* A store of a value in the running thread's stack (rp_stacks.h). */
 static VG_REGPARM(2) void on_stack_store(Addr addr, UWord value)
 {
@@ -832,12 +842,10 @@ static void add_announce(IRSB *sb, Addr site)
     IRExpr *sp = new_tmp(sb, Ity_I64, IRExpr_Get(guest_layout->offset_SP, Ity_I64));
     IRDirty *d;
 
-    flush_batch(sb);
     d = unsafeIRDirty_0_N(0, "rp_on_announce", VG_(fnptr_to_fnentry)(&on_announce),
                           mkIRExprVec_2(sp, mkIRExpr_HWord(site)));
     declare_stack_reads(d);
-    rp_blockrep_event();
-    addStmtToIRSB(sb, IRStmt_Dirty(d));
+    add_event_call(sb, d);
 }
 
 /* Appends a call of a synchronisation helper (on_atomic, on_spin_read)
@@ -849,9 +857,7 @@ static void add_sync_access(IRSB *sb, const HChar *name, void *helper, IRExpr *a
                                    mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size),
                                                  mkIRExpr_HWord(site)));
 
-    flush_batch(sb);
-    rp_blockrep_event();
-    addStmtToIRSB(sb, IRStmt_Dirty(d));
+    add_event_call(sb, d);
 }
 
 static void add_branch(IRSB *sb, Addr site)
@@ -860,9 +866,7 @@ static void add_branch(IRSB *sb, Addr site)
                                    VG_(fnptr_to_fnentry)(&on_branch),
                                    mkIRExprVec_1(mkIRExpr_HWord(site)));
 
-    flush_batch(sb);
-    rp_blockrep_event();
-    addStmtToIRSB(sb, IRStmt_Dirty(d));
+    add_event_call(sb, d);
 }
 
 /* --history-level=full: the running thread's callers may change at the
@@ -913,10 +917,8 @@ static void add_rmw_after(IRSB *sb, const IRCAS *cas, Addr site)
                                         widened(sb, cas->expdLo), widened(sb, cas->dataLo),
                                         mkIRExpr_HWord(site),
                                         mkIRExpr_HWord((HWord)(4 * size + in_function))));
-    flush_batch(sb);
     declare_stack_reads(d);
-    rp_blockrep_event();
-    addStmtToIRSB(sb, IRStmt_Dirty(d));
+    add_event_call(sb, d);
 }
 
 /* The memory effects of one statement, as helper calls appended to `sb`. */
