@@ -14,14 +14,15 @@ UChar rp_atomics_filter[(1u << RP_ATOMICS_FILTER_BITS) / 8];
 static rp_u64map words;
 static Bool words_ready;
 
-/* Bumped whenever a byte is marked or unmarked (rp_atomics_polled). */
+/* Bumped whenever a byte is marked or unmarked (rp_atomics_poll_repeat). */
 static ULong version;
 
-/* The last poll: a receive passed on from a plain load (rp_atomics_polled). */
+/* The last poll: a receive passed on from a plain load (rp_atomics_poll_repeat). */
 static struct {
     Bool valid;
     UInt tid;
     Addr addr;
+    Addr site;
     ULong sends;
     ULong version;
 } last_poll;
@@ -150,17 +151,23 @@ void rp_atomics_forget(Addr addr, SizeT size)
     }
 }
 
-Bool rp_atomics_polled(UInt tid, Addr addr, ULong sends)
+rp_atomics_repeat rp_atomics_poll_repeat(UInt tid, Addr addr, Addr site, ULong sends)
 {
-    return last_poll.valid && last_poll.addr == addr && last_poll.tid == tid
-        && last_poll.sends == sends && last_poll.version == version;
+    if (!last_poll.valid || last_poll.addr != addr || last_poll.tid != tid
+        || last_poll.sends != sends || last_poll.version != version)
+        return RP_POLL_NEW;
+    if (last_poll.site == site)
+        return RP_POLL_LOOPED;
+    last_poll.site = site;
+    return RP_POLL_REREAD;
 }
 
-void rp_atomics_note_poll(UInt tid, Addr addr, ULong sends)
+void rp_atomics_note_poll(UInt tid, Addr addr, Addr site, ULong sends)
 {
     last_poll.valid = True;
     last_poll.tid = tid;
     last_poll.addr = addr;
+    last_poll.site = site;
     last_poll.sends = sends;
     last_poll.version = version;
 }

@@ -39,7 +39,11 @@
  * drop (rp_repeats.h: no send on its object since the thread's last
  * receive on it), so the front end drops it first, without the set's
  * lookup: one compare of the last poll (thread, address, the engine's
- * count of sends, the set's version).
+ * count of sends, the set's version).  Only a load at the instruction of
+ * the last poll shows a loop, though: a second load of the flag further
+ * on (an assert after the wait) is a repeat, but no spin.  Such a load
+ * becomes the poll's instruction, so that a loop whose first test the
+ * compiler put before it (`if (!f) do {} while (!f);`) shows at its second.
  */
 #ifndef RP_ATOMICS_H
 #define RP_ATOMICS_H
@@ -69,13 +73,21 @@ Addr rp_atomics_object(Addr addr);
  * only when rp_atomics_may_hold said yes). */
 Bool rp_atomics_holds(Addr addr);
 
-/* Whether a plain load by thread tid at `addr` repeats the last poll,
- * `sends` being the engine's count of sends now (see Polling). */
-Bool rp_atomics_polled(UInt tid, Addr addr, ULong sends);
+/* How a plain load relates to the last poll (see Polling). */
+typedef enum {
+    RP_POLL_NEW,    /* not a repeat: a receive */
+    RP_POLL_REREAD, /* a repeat at another instruction */
+    RP_POLL_LOOPED  /* a repeat at the last poll's instruction: a spin */
+} rp_atomics_repeat;
 
-/* A plain load by tid at `addr` was given to the engine as a receive; it
- * then had counted `sends` sends. */
-void rp_atomics_note_poll(UInt tid, Addr addr, ULong sends);
+/* How a plain load by thread tid at `addr`, instruction `site`, relates
+ * to the last poll, `sends` being the engine's count of sends now; a
+ * repeat at another instruction moves the poll there (see Polling). */
+rp_atomics_repeat rp_atomics_poll_repeat(UInt tid, Addr addr, Addr site, ULong sends);
+
+/* A plain load by tid at `addr`, instruction `site`, was given to the
+ * engine as a receive; it then had counted `sends` sends. */
+void rp_atomics_note_poll(UInt tid, Addr addr, Addr site, ULong sends);
 
 /* An atomic RMW of `size` bytes at `addr` happened; True when it marked
  * a byte that was not marked (the caller then makes the words' plain

@@ -114,17 +114,24 @@ static void yield_soon(void)
 }
 
 /* Whether a plain load repeats the last poll (rp_atomics.h): a receive
- * the engine would drop, of an address still marked.  Then the thread
- * spins on a variable that no other thread can change while it holds the
- * CPU: it yields. */
-static Bool polled_again(Addr addr)
+ * the engine would drop, of an address still marked.  When it repeats it
+ * at the same instruction, the thread spins on a variable that no other
+ * thread can change while it holds the CPU: it yields.  Not at another
+ * instruction: a second load after the wait (an assert of what the loop
+ * saw) is no spin, and a yield there would end the timeslice inside
+ * whatever the thread has just acquired, a schedule the run would not
+ * otherwise take (a busy-wait lock held across sched_yield livelocks). */
+static Bool polled_again(Addr addr, Addr site)
 {
     ULong sends = engine_sends();
+    rp_atomics_repeat repeat;
 
-    if (sends == 0 || !rp_atomics_polled(rp_threads_current, addr, sends))
+    if (sends == 0)
         return False;
-    yield_soon();
-    return True;
+    repeat = rp_atomics_poll_repeat(rp_threads_current, addr, site, sends);
+    if (repeat == RP_POLL_LOOPED)
+        yield_soon();
+    return repeat != RP_POLL_NEW;
 }
 
 /* A plain load of a synchronisation variable: a receive, the new poll. */
@@ -135,7 +142,7 @@ static void on_sync_load(Addr addr, Addr site)
     rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, rp_atomics_object(addr), 0, site);
     sends = engine_sends();
     if (sends != 0)
-        rp_atomics_note_poll(rp_threads_current, addr, sends);
+        rp_atomics_note_poll(rp_threads_current, addr, site, sends);
 }
 
 /* The rare cases of a plain load or store, out of line: the running
@@ -147,7 +154,7 @@ static void on_access_slow(Bool is_write, Addr addr, UWord size, Addr site)
     if (rp_threads_current_ignores
         & (is_write ? RP_IGNORE_WRITES : RP_IGNORE_READS))
         return;
-    if (!is_write && rp_atomics_may_hold(addr) && polled_again(addr))
+    if (!is_write && rp_atomics_may_hold(addr) && polled_again(addr, site))
         return;
     if (!rp_atomics_may_hold(addr) || !rp_atomics_holds(addr))
         rp_tool_emit(is_write ? RP_EV_WRITE : RP_EV_READ, rp_threads_current,
@@ -459,7 +466,7 @@ static VG_REGPARM(3) void on_spin_read(Addr addr, UWord size, Addr site)
     if (rp_threads_current_ignores & RP_IGNORE_READS)
         return;
     if (rp_atomics_may_hold(addr) && rp_atomics_holds(addr)) {
-        if (!polled_again(addr))
+        if (!polled_again(addr, site))
             on_sync_load(addr, site);
         return;
     }
@@ -478,7 +485,7 @@ static VG_REGPARM(2) void on_sync_read(Addr addr, Addr site)
 {
     if (rp_threads_current_ignores & RP_IGNORE_ATOMICS)
         return;
-    if (!polled_again(addr))
+    if (!polled_again(addr, site))
         on_sync_load(addr, site);
 }
 

@@ -326,6 +326,29 @@ check_spin_flags spin_flag 16 ready1
 # (rp_waitcall.h).
 check_spin_flags spin_wait_flag 12 flags
 
+# A second load of a polled flag at another instruction (an assert after
+# the wait) is no spin: the tool must not end the thread's timeslice there
+# (rp_atomics.h, Polling).  busy_rwlock livelocks when a timeslice ends
+# inside its lock; under Valgrind each thread's loop fits one timeslice.
+# The core's count of blocks run (--stats, "event checks") tells: the
+# tool's run may not run many more than --tool=none's, which spinning
+# out whole timeslices of 100,000 blocks would.  Not run natively.
+event_checks() { # FILE: the core's count of blocks run, digits only
+    sed -n 's/.*scheduler: \([0-9,]*\) event checks.*/\1/p' "$1" | tr -d ,
+}
+if built busy_rwlock; then
+    timeout 120 valgrind --tool=none --stats=yes "$progs/busy_rwlock" >/dev/null 2>"$tmp/none.err"
+    run_tool --stats=yes "$progs/busy_rwlock"
+    none_blocks=$(event_checks "$tmp/none.err")
+    tool_blocks=$(event_checks "$tmp/err")
+    if [ "$rc" -eq 0 ] && grep -qx "counter 2400" "$tmp/out" && [ -n "$none_blocks" ] && [ -n "$tool_blocks" ] \
+        && [ "$tool_blocks" -le $((2 * none_blocks + 100000)) ]; then
+        pass "busy_rwlock: ends, $tool_blocks blocks run (none: $none_blocks)"
+    else
+        fail "busy_rwlock: exit code $rc, $tool_blocks blocks run (none: $none_blocks)"
+    fi
+fi
+
 # A free is a write of its block unless --free-is-write=no (rp_heap.h):
 # then racy_free's only race is gone.
 run_tool -q --free-is-write=no --error-exitcode=42 "$progs/racy_free"
