@@ -124,7 +124,7 @@ csv="$out/bench.csv"
 md="$out/bench.md"
 echo "workload,config,wall_s,cpu_s,peak_rss_kb,races,unconfirmed" > "$csv"
 {
-    echo "Machine: $(nproc) cores, $(uname -r); $(valgrind --version); input $(stat -c %s "$input") bytes; median of $runs runs"
+    echo "Machine: $(nproc) cores ($(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)), $(uname -r); $(valgrind --version); input $(stat -c %s "$input") bytes; median of $runs runs"
     echo
     echo "| workload | config | wall s | CPU s | peak RSS MB | CPU vs none | vs floor | vs helgrind | vs drd | races | unconfirmed |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"

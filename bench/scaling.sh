@@ -111,7 +111,7 @@ rm -f "$out/time.tmp"
 # configurations, then peak RSS.  "timeout"/"failed" cells have no ratio.
 md="$out/scaling.md"
 {
-    echo "Machine: $(nproc) cores, $(uname -r); $(valgrind --version); racepred $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "Machine: $(nproc) cores ($(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)), $(uname -r); $(valgrind --version); racepred $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')"
     echo "Load average before/after: $load_before / $load_after; sweep took $(( $(date +%s) - started )) s; min of $runs runs per point; timeout ${tmo} s"
     echo "Workload: bench/scaling, 20 % of operations a locked read-modify-write of a random shared location (16 locks), the rest on thread-private words; race-free."
     awk -F, -v total="$total" -v base="$base" -v bt="$base_threads" -v bs="$base_shared" '
