@@ -14,18 +14,31 @@ UChar rp_atomics_filter[(1u << RP_ATOMICS_FILTER_BITS) / 8];
 static rp_u64map words;
 static Bool words_ready;
 
-/* Bumped whenever a byte is marked or unmarked (rp_atomics_poll_repeat). */
+/* Bumped whenever a byte is marked or unmarked (rp_atomics_polled). */
 static ULong version;
 
-/* The last poll: a receive passed on from a plain load (rp_atomics_poll_repeat). */
+/* The last poll: a receive passed on from a plain load (rp_atomics_polled). */
 static struct {
     Bool valid;
     UInt tid;
     Addr addr;
-    Addr site;
     ULong sends;
     ULong version;
 } last_poll;
+
+/* The marked variables' loads by one thread since the last send
+ * (rp_atomics_spins): the last SPIN_LOADS of them, instruction and
+ * address. */
+#define SPIN_LOADS 8
+static struct {
+    Bool valid;
+    UInt tid;
+    ULong sends;
+    ULong version;
+    UInt n;
+    Addr site[SPIN_LOADS];
+    Addr addr[SPIN_LOADS];
+} recent;
 
 static void filter_set(UWord word)
 {
@@ -151,23 +164,38 @@ void rp_atomics_forget(Addr addr, SizeT size)
     }
 }
 
-rp_atomics_repeat rp_atomics_poll_repeat(UInt tid, Addr addr, Addr site, ULong sends)
+Bool rp_atomics_polled(UInt tid, Addr addr, ULong sends)
 {
-    if (!last_poll.valid || last_poll.addr != addr || last_poll.tid != tid
-        || last_poll.sends != sends || last_poll.version != version)
-        return RP_POLL_NEW;
-    if (last_poll.site == site)
-        return RP_POLL_LOOPED;
-    last_poll.site = site;
-    return RP_POLL_REREAD;
+    return last_poll.valid && last_poll.addr == addr && last_poll.tid == tid
+        && last_poll.sends == sends && last_poll.version == version;
 }
 
-void rp_atomics_note_poll(UInt tid, Addr addr, Addr site, ULong sends)
+void rp_atomics_note_poll(UInt tid, Addr addr, ULong sends)
 {
     last_poll.valid = True;
     last_poll.tid = tid;
     last_poll.addr = addr;
-    last_poll.site = site;
     last_poll.sends = sends;
     last_poll.version = version;
+}
+
+Bool rp_atomics_spins(UInt tid, Addr addr, Addr site, ULong sends)
+{
+    UInt i;
+
+    if (!recent.valid || recent.tid != tid || recent.sends != sends
+        || recent.version != version) {
+        recent.valid = True;
+        recent.tid = tid;
+        recent.sends = sends;
+        recent.version = version;
+        recent.n = 0;
+    }
+    for (i = 0; i < recent.n && i < SPIN_LOADS; i++)
+        if (recent.site[i] == site && recent.addr[i] == addr)
+            return True;
+    recent.site[recent.n % SPIN_LOADS] = site;
+    recent.addr[recent.n % SPIN_LOADS] = addr;
+    recent.n++;
+    return False;
 }

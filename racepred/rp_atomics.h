@@ -39,11 +39,16 @@
  * drop (rp_repeats.h: no send on its object since the thread's last
  * receive on it), so the front end drops it first, without the set's
  * lookup: one compare of the last poll (thread, address, the engine's
- * count of sends, the set's version).  Only a load at the instruction of
- * the last poll shows a loop, though: a second load of the flag further
- * on (an assert after the wait) is a repeat, but no spin.  Such a load
- * becomes the poll's instruction, so that a loop whose first test the
- * compiler put before it (`if (!f) do {} while (!f);`) shows at its second.
+ * count of sends, the set's version).
+ *
+ * Spinning.  A thread that loads a marked variable again at the same
+ * instruction while no thread sends anything runs a loop that waits for
+ * what only another thread can do: the front end then ends its timeslice
+ * soon.  A repeat alone is not that: a second load of the flag after the
+ * wait (an assert of what the loop saw) repeats the poll at a new
+ * instruction, and a yield there would end the timeslice inside whatever
+ * the thread has just acquired.  A loop may load a few variables, each at
+ * a few instructions, so the last few loads since the last send are kept.
  */
 #ifndef RP_ATOMICS_H
 #define RP_ATOMICS_H
@@ -73,21 +78,18 @@ Addr rp_atomics_object(Addr addr);
  * only when rp_atomics_may_hold said yes). */
 Bool rp_atomics_holds(Addr addr);
 
-/* How a plain load relates to the last poll (see Polling). */
-typedef enum {
-    RP_POLL_NEW,    /* not a repeat: a receive */
-    RP_POLL_REREAD, /* a repeat at another instruction */
-    RP_POLL_LOOPED  /* a repeat at the last poll's instruction: a spin */
-} rp_atomics_repeat;
+/* Whether a plain load by thread tid at `addr` repeats the last poll,
+ * `sends` being the engine's count of sends now (see Polling). */
+Bool rp_atomics_polled(UInt tid, Addr addr, ULong sends);
 
-/* How a plain load by thread tid at `addr`, instruction `site`, relates
- * to the last poll, `sends` being the engine's count of sends now; a
- * repeat at another instruction moves the poll there (see Polling). */
-rp_atomics_repeat rp_atomics_poll_repeat(UInt tid, Addr addr, Addr site, ULong sends);
+/* A plain load by tid at `addr` was given to the engine as a receive; it
+ * then had counted `sends` sends. */
+void rp_atomics_note_poll(UInt tid, Addr addr, ULong sends);
 
-/* A plain load by tid at `addr`, instruction `site`, was given to the
- * engine as a receive; it then had counted `sends` sends. */
-void rp_atomics_note_poll(UInt tid, Addr addr, Addr site, ULong sends);
+/* Whether thread tid's load of the marked variable at `addr`, at
+ * instruction `site`, repeats one of its last loads since the last send,
+ * `sends` being the engine's count of sends now (see Spinning). */
+Bool rp_atomics_spins(UInt tid, Addr addr, Addr site, ULong sends);
 
 /* An atomic RMW of `size` bytes at `addr` happened; True when it marked
  * a byte that was not marked (the caller then makes the words' plain

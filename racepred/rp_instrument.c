@@ -110,28 +110,29 @@ static void yield_soon(void)
     if (left <= YIELD_WITHIN_BLOCKS)
         return;
     left = YIELD_WITHIN_BLOCKS;
+    rp_instrument_spin_yields++;
     VG_(set_shadow_regs_area)(rp_threads_current_vg, 0, at, sizeof left, (const UChar *)&left);
 }
 
+/* A load of a marked variable: one that repeats a load of the same
+ * instruction since the last send (rp_atomics.h, Spinning) spins on what
+ * no other thread can change while this one holds the CPU: it yields. */
+static void yield_if_spinning(Addr addr, Addr site, ULong sends)
+{
+    if (rp_atomics_spins(rp_threads_current, addr, site, sends))
+        yield_soon();
+}
+
 /* Whether a plain load repeats the last poll (rp_atomics.h): a receive
- * the engine would drop, of an address still marked.  When it repeats it
- * at the same instruction, the thread spins on a variable that no other
- * thread can change while it holds the CPU: it yields.  Not at another
- * instruction: a second load after the wait (an assert of what the loop
- * saw) is no spin, and a yield there would end the timeslice inside
- * whatever the thread has just acquired, a schedule the run would not
- * otherwise take (a busy-wait lock held across sched_yield livelocks). */
+ * the engine would drop, of an address still marked. */
 static Bool polled_again(Addr addr, Addr site)
 {
     ULong sends = engine_sends();
-    rp_atomics_repeat repeat;
 
-    if (sends == 0)
+    if (sends == 0 || !rp_atomics_polled(rp_threads_current, addr, sends))
         return False;
-    repeat = rp_atomics_poll_repeat(rp_threads_current, addr, site, sends);
-    if (repeat == RP_POLL_LOOPED)
-        yield_soon();
-    return repeat != RP_POLL_NEW;
+    yield_if_spinning(addr, site, sends);
+    return True;
 }
 
 /* A plain load of a synchronisation variable: a receive, the new poll. */
@@ -141,8 +142,10 @@ static void on_sync_load(Addr addr, Addr site)
 
     rp_tool_emit(RP_EV_SYNC_RECV, rp_threads_current, rp_atomics_object(addr), 0, site);
     sends = engine_sends();
-    if (sends != 0)
-        rp_atomics_note_poll(rp_threads_current, addr, site, sends);
+    if (sends == 0)
+        return;
+    rp_atomics_note_poll(rp_threads_current, addr, sends);
+    yield_if_spinning(addr, site, sends);
 }
 
 /* The rare cases of a plain load or store, out of line: the running
@@ -448,7 +451,7 @@ static VG_REGPARM(3) void on_atomic(Addr addr, UWord size, Addr site)
 }
 
 Bool rp_instrument_spin_loops = True;
-ULong rp_instrument_spin_variables;
+ULong rp_instrument_spin_variables, rp_instrument_spin_yields;
 
 /* A load a spin loop polls (rp_spin.h): a receive on its variable.  The
  * first one makes the address a synchronisation variable, usually after

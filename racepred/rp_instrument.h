@@ -26,6 +26,8 @@ extern Bool rp_instrument_batches;
  * synchronisation variables. */
 extern Bool rp_instrument_spin_loops;
 extern ULong rp_instrument_spin_variables;
+/* Timeslices cut short because their thread spun (-v). */
+extern ULong rp_instrument_spin_yields;
 
 /* The engine the helpers feed (rp_tool_engine), or NULL when detection
  * ends: the helpers keep its filter of repeats one load away. */

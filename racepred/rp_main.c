@@ -323,8 +323,9 @@ static void finish_detection(void)
                   (ULong)rp_engine_repeats_dropped(rp_tool_engine),
                   (ULong)rp_engine_recvs_dropped(rp_tool_engine));
     if (VG_(clo_verbosity) > 1)
-        VG_(umsg)("racepred: %llu variables polled by spin loops made synchronisation\n",
-                  rp_instrument_spin_variables);
+        VG_(umsg)("racepred: %llu variables polled by spin loops made synchronisation; "
+                  "%llu timeslices cut short in spin loops\n",
+                  rp_instrument_spin_variables, rp_instrument_spin_yields);
     if (VG_(clo_verbosity) > 1)
         rp_tasks_print_stats();
     if (VG_(clo_verbosity) > 1)
