@@ -8,8 +8,8 @@
  * runs its short loop within one timeslice and the program ends.  So the
  * tool must not cut a timeslice where the program does not spin: the
  * second load of `writers` in read_lock, after the wait, is no spin loop.
- * run.sh runs it under the tool only, with a time limit, and expects no
- * call of sched_yield: none when no timeslice ends inside the lock. */
+ * run.sh runs it under the tool only and expects -v to count no
+ * timeslice cut short in a spin loop. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
