@@ -17,28 +17,41 @@ static Bool words_ready;
 /* Bumped whenever a byte is marked or unmarked (rp_atomics_polled). */
 static ULong version;
 
-/* The last poll: a receive passed on from a plain load (rp_atomics_polled). */
-static struct {
-    Bool valid;
-    UInt tid;
-    Addr addr;
-    ULong sends;
-    ULong version;
-} last_poll;
-
-/* The marked variables' loads by one thread since the last send
- * (rp_atomics_spins): the last SPIN_LOADS of them, instruction and
- * address. */
+/* One thread's loads of marked variables while no thread sends and the
+ * set stays as it is (rp_atomics_polled, rp_atomics_spins): the address
+ * of its last poll (a receive passed on), and its last SPIN_LOADS loads,
+ * instruction and address. */
 #define SPIN_LOADS 8
 static struct {
     Bool valid;
     UInt tid;
     ULong sends;
     ULong version;
+    Bool polled;
+    Addr poll;
     UInt n;
     Addr site[SPIN_LOADS];
     Addr addr[SPIN_LOADS];
-} recent;
+} window;
+
+static Bool in_window(UInt tid, ULong sends)
+{
+    return window.valid && window.tid == tid && window.sends == sends
+        && window.version == version;
+}
+
+/* Makes the window tid's at `sends` sends, empty unless it was already. */
+static void window_enter(UInt tid, ULong sends)
+{
+    if (in_window(tid, sends))
+        return;
+    window.valid = True;
+    window.tid = tid;
+    window.sends = sends;
+    window.version = version;
+    window.polled = False;
+    window.n = 0;
+}
 
 static void filter_set(UWord word)
 {
@@ -166,36 +179,26 @@ void rp_atomics_forget(Addr addr, SizeT size)
 
 Bool rp_atomics_polled(UInt tid, Addr addr, ULong sends)
 {
-    return last_poll.valid && last_poll.addr == addr && last_poll.tid == tid
-        && last_poll.sends == sends && last_poll.version == version;
+    return in_window(tid, sends) && window.polled && window.poll == addr;
 }
 
 void rp_atomics_note_poll(UInt tid, Addr addr, ULong sends)
 {
-    last_poll.valid = True;
-    last_poll.tid = tid;
-    last_poll.addr = addr;
-    last_poll.sends = sends;
-    last_poll.version = version;
+    window_enter(tid, sends);
+    window.polled = True;
+    window.poll = addr;
 }
 
 Bool rp_atomics_spins(UInt tid, Addr addr, Addr site, ULong sends)
 {
     UInt i;
 
-    if (!recent.valid || recent.tid != tid || recent.sends != sends
-        || recent.version != version) {
-        recent.valid = True;
-        recent.tid = tid;
-        recent.sends = sends;
-        recent.version = version;
-        recent.n = 0;
-    }
-    for (i = 0; i < recent.n && i < SPIN_LOADS; i++)
-        if (recent.site[i] == site && recent.addr[i] == addr)
+    window_enter(tid, sends);
+    for (i = 0; i < window.n && i < SPIN_LOADS; i++)
+        if (window.site[i] == site && window.addr[i] == addr)
             return True;
-    recent.site[recent.n % SPIN_LOADS] = site;
-    recent.addr[recent.n % SPIN_LOADS] = addr;
-    recent.n++;
+    window.site[window.n % SPIN_LOADS] = site;
+    window.addr[window.n % SPIN_LOADS] = addr;
+    window.n++;
     return False;
 }
