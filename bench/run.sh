@@ -6,7 +6,11 @@
 # sys, median peak RSS, from GNU time)
 # and writes a markdown table and a CSV to bench/out/ with the ratios of
 # CPU times to none, the floor, Helgrind and DRD (CPU time, because the
-# machine may be shared: wall time counts the other jobs too).  "floor" is
+# machine may be shared: wall time counts the other jobs too).  A ratio is
+# the median of the runs' own ratios, each run's CPU time divided by that
+# of the reference's run in the same turn: a machine whose speed drifts
+# over minutes (a shared VM's does: docs/performance.md, thirty-seventh
+# session) then moves both sides of each ratio alike.  "floor" is
 # racepred with --bench-floor=yes: every access calls an empty helper, the
 # cost of the instrumentation alone.  The last two columns come from the
 # last run's stderr: the races each tool reported (error contexts; one per
@@ -73,6 +77,12 @@ summary() {
         "$(awk '{ print $2 }' "$f" | median)" "$(awk '{ print $3 }' "$f" | median)"
 }
 
+# paired NAME REF: the median over the turns of NAME's CPU time divided by
+# REF's in the same turn (the samples' lines are the turns, in order).
+paired() {
+    paste -d ' ' "$out/$1.samples" "$out/$2.samples" | awk '{ print $2 / $5 }' | median
+}
+
 # run_config NAME: one run of configuration NAME on the workload in cmd[].
 run_config() {
     case $1 in
@@ -122,9 +132,9 @@ done
 
 csv="$out/bench.csv"
 md="$out/bench.md"
-echo "workload,config,wall_s,cpu_s,peak_rss_kb,races,unconfirmed" > "$csv"
+echo "workload,config,wall_s,cpu_s,peak_rss_kb,cpu_vs_none,cpu_vs_floor,cpu_vs_helgrind,cpu_vs_drd,races,unconfirmed" > "$csv"
 {
-    echo "Machine: $(nproc) cores ($(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)), $(uname -r); $(valgrind --version); input $(stat -c %s "$input") bytes; median of $runs runs"
+    echo "Machine: $(nproc) cores ($(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)), $(uname -r); $(valgrind --version); input $(stat -c %s "$input") bytes; median of $runs runs (a ratio: the median of the turns' ratios)"
     echo
     echo "| workload | config | wall s | CPU s | peak RSS MB | CPU vs none | vs floor | vs helgrind | vs drd | races | unconfirmed |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -140,17 +150,14 @@ for wl in "${workloads[@]}"; do
     for ((i = 0; i < runs; i++)); do
         for c in "${configs[@]}"; do run_config "$c"; done
     done
-    results=()
-    for c in "${configs[@]}"; do results+=("$(summary "$c")"); done
-    cpu_of() { printf '%s\n' "${results[@]}" | awk -v n="$1" '$1 == n { print $3 }'; }
-    none=$(cpu_of none) floor=$(cpu_of floor) hg=$(cpu_of helgrind) drd=$(cpu_of drd)
-    for r in "${results[@]}"; do
-        read -r name wall cpu rss <<< "$r"
+    for c in "${configs[@]}"; do
+        read -r name wall cpu rss <<< "$(summary "$c")"
         read -r ctx unconf <<< "$(races "$name")"
-        echo "$wl,$name,$wall,$cpu,$rss,$ctx,$unconf" >> "$csv"
-        awk -v wl="$wl" -v n="$name" -v w="$wall" -v c="$cpu" -v r="$rss" -v none="$none" \
-            -v floor="$floor" -v hg="$hg" -v drd="$drd" -v ctx="$ctx" -v unconf="$unconf" \
-            'BEGIN { printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", wl, n, w, c, r / 1024, c / none, c / floor, c / hg, c / drd, ctx, unconf }' >> "$md"
+        read -r vs_none vs_floor vs_hg vs_drd <<< "$(paired "$c" none) $(paired "$c" floor) $(paired "$c" helgrind) $(paired "$c" drd)"
+        echo "\"$wl\",\"$name\",$wall,$cpu,$rss,$vs_none,$vs_floor,$vs_hg,$vs_drd,$ctx,$unconf" >> "$csv"
+        awk -v wl="$wl" -v n="$name" -v w="$wall" -v c="$cpu" -v r="$rss" -v a="$vs_none" \
+            -v b="$vs_floor" -v h="$vs_hg" -v d="$vs_drd" -v ctx="$ctx" -v unconf="$unconf" \
+            'BEGIN { printf "| %s | %s | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", wl, n, w, c, r / 1024, a, b, h, d, ctx, unconf }' >> "$md"
     done
 done
 rm -f "$out/time.tmp" "$out"/*.samples
