@@ -18,7 +18,7 @@ static inline __attribute__((always_inline))
 Bool batched_private(const rp_access_batch *b, UInt k, Addr addr)
 {
     return rp_stacks_is_private(addr, b->size[k])
-        || privheap_tag_owns(&rp_privblocks_heap, rp_threads_current, addr, b->size[k]);
+        || privheap_tag_owns(&rp_privblocks_heap, rp_privblocks_tag_key, addr, b->size[k]);
 }
 
 static inline __attribute__((always_inline))

@@ -279,7 +279,8 @@ void on_shared_access(Bool is_write, Addr addr, UWord size, Addr site)
 {
     filter_verdict v;
 
-    if (privheap_owns_cached(&rp_privblocks_heap, rp_threads_current, addr, size))
+    if (privheap_tag_owns(&rp_privblocks_heap, rp_privblocks_tag_key, addr, size)
+        || privheap_page_owns_cached(&rp_privblocks_heap, rp_threads_current, addr, size))
         return;
     v = filter_test(is_write, addr, size);
 

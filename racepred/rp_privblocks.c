@@ -15,6 +15,8 @@ Bool rp_privblocks_active;
  * tag test reads a zero word, which no access matches. */
 static uint64_t no_tags[1];
 rp_privheap rp_privblocks_heap = { .tags = no_tags };
+/* Before the first switch: owner 0, a key no tag holds. */
+uint64_t rp_privblocks_tag_key = 0xff;
 Addr rp_privblocks_env_lo;
 UWord rp_privblocks_env_span;
 
@@ -26,6 +28,11 @@ static void publish_envelope(void)
     rp_privblocks_env_lo = rp_privblocks_active ? rp_privblocks_heap.env_lo : 0;
     rp_privblocks_env_span = rp_privblocks_active
                              ? rp_privblocks_heap.env_hi - rp_privblocks_heap.env_lo : 0;
+}
+
+void rp_privblocks_switch(rp_tid_t tid)
+{
+    rp_privblocks_tag_key = privheap_tag_key(tid);
 }
 
 void rp_privblocks_set_engine(rp_engine *eng)

@@ -25,6 +25,13 @@ extern Bool rp_privblocks_active;
 /* The blocks themselves, for the helpers' inline test. */
 extern rp_privheap rp_privblocks_heap;
 
+/* The running thread's key to the page tags (privheap_tag_key), kept by
+ * rp_privblocks_switch for the access helpers' test. */
+extern uint64_t rp_privblocks_tag_key;
+
+/* tid gets the CPU. */
+void rp_privblocks_switch(rp_tid_t tid);
+
 /* Every private block ever made lies in [rp_privblocks_env_lo,
  * rp_privblocks_env_lo + rp_privblocks_env_span): what the translated code
  * compares a stored word with before calling rp_privblocks_store (span 0:

@@ -212,6 +212,7 @@ static void switch_to(ThreadId tid)
         rp_threads_switches++;
     rp_threads_current_vg = tid;
     rp_threads_current = rp_by_vg[tid];
+    rp_privblocks_switch(rp_threads_current);
     rp_threads_current_ignores = ignores_of(&threads[rp_threads_current]);
     rp_site_current_tag = rp_locks_tag(rp_threads_current);
     rp_history_stale = 1;

@@ -24,23 +24,80 @@ void privheap_fini(rp_privheap *h)
     rp_free(h->work);
 }
 
-/* Page p's tag for the bytes [lo, hi) of a private block of owner's
- * (rp_privheap.h): entered, or cleared unless another block took it. */
-static void tag_page(rp_privheap *h, uint64_t p, uint32_t owner, uint64_t lo, uint64_t hi,
-                     bool enter)
+/* The tag's page number (rp_privheap.h: page << 12 | owner + 1, << 16). */
+static uint64_t tag_page_number(uint64_t tag)
+{
+    return tag >> 28;
+}
+
+/* The 16-byte units of page p that private block i (index + 1) covers
+ * whole, [*first, *last]; false if none, or its owner gets no tags. */
+static bool units_on_page(const rp_privheap *h, uint32_t i, uint64_t p, uint64_t *first,
+                          uint64_t *last)
+{
+    const rp_privheap_block *b = &h->blocks[i - 1];
+    uint64_t start = p << RP_PRIVHEAP_PAGE_BITS, end = start + PAGE_SIZE;
+    uint64_t from = b->lo > start ? (b->lo - start + 15) >> 4 : 0;
+    uint64_t to = b->hi < end ? (b->hi - start) >> 4 : PAGE_SIZE >> 4;
+
+    if (b->owner + 1 >= RP_PRIVHEAP_TAG_OWNERS || to <= from)
+        return false;
+    *first = from;
+    *last = to - 1;
+    return true;
+}
+
+/* Two blocks closer than this lie side by side: nothing fits between
+ * them but the allocator's header of the second (glibc's smallest chunk,
+ * header included, is 32 bytes). */
+#define SIDE_BY_SIDE 32
+
+static bool side_by_side(const rp_privheap_block *a, const rp_privheap_block *b)
+{
+    return (a->hi <= b->lo && b->lo - a->hi < SIDE_BY_SIDE)
+        || (b->hi <= a->lo && a->lo - b->hi < SIDE_BY_SIDE);
+}
+
+/* Page p's tag, from the private blocks its shadow entry holds: one
+ * block's units, or, for two blocks of one owner side by side, the units
+ * from the first's to the second's (a compressor's arrays, allocated one
+ * after the other, share their boundary pages).  The bytes between them
+ * are the allocator's, which the owner alone can reach through them. */
+static uint64_t page_tag(const rp_privheap *h, uint64_t p, const rp_privheap_page *page)
+{
+    uint64_t first[2], last[2];
+    bool has[2];
+    uint32_t k, owner;
+
+    for (k = 0; k < 2; k++)
+        has[k] = page->block[k] != 0 && units_on_page(h, page->block[k], p, &first[k], &last[k]);
+    if (has[0] && has[1]) {
+        const rp_privheap_block *a = &h->blocks[page->block[0] - 1];
+        const rp_privheap_block *b = &h->blocks[page->block[1] - 1];
+
+        if (a->owner == b->owner && side_by_side(a, b)) {
+            first[0] = first[0] < first[1] ? first[0] : first[1];
+            last[0] = last[0] > last[1] ? last[0] : last[1];
+        }
+    }
+    k = has[0] ? 0 : 1;
+    if (!has[k])
+        return 0;
+    owner = h->blocks[page->block[k] - 1].owner;
+    return (((p << 12) | (owner + 1)) << 16) | first[k] << 8 | last[k];
+}
+
+/* Page p's tag made again from its shadow entry (NULL: no blocks).  An
+ * entry another page holds (the tags are a direct-mapped cache) is taken
+ * over by a tag, and kept when p has none. */
+static void retag_page(rp_privheap *h, uint64_t p, const rp_privheap_page *page)
 {
     uint64_t *entry = &h->tags[p & h->tag_mask];
-    uint64_t start = p << RP_PRIVHEAP_PAGE_BITS, end = start + PAGE_SIZE;
-    uint64_t first = lo > start ? (lo - start + 15) >> 4 : 0;
-    uint64_t last_end = hi < end ? (hi - start) >> 4 : PAGE_SIZE >> 4;
-    uint64_t tag;
+    uint64_t tag = page != NULL ? page_tag(h, p, page) : 0;
 
-    if (owner + 1 >= RP_PRIVHEAP_TAG_OWNERS || last_end <= first)
-        return;
-    tag = (((p << 12) | (owner + 1)) << 16) | first << 8 | (last_end - 1);
-    if (enter)
+    if (tag != 0)
         *entry = tag;
-    else if (*entry == tag)
+    else if (*entry != 0 && tag_page_number(*entry) == p)
         *entry = 0;
 }
 
@@ -51,14 +108,13 @@ static void mark_pages(rp_privheap *h, uint64_t lo, uint64_t hi, uint32_t i, boo
         rp_privheap_page *page = enter ? shadow_slot(&h->pages, p) : shadow_find(&h->pages, p);
         uint32_t want = enter ? 0 : i;
 
-        tag_page(h, p, h->blocks[i - 1].owner, lo, hi, enter);
-
-        if (page == NULL)
-            continue;
-        if (page->block[0] == want)
-            page->block[0] = enter ? i : 0;
-        else if (page->block[1] == want)
-            page->block[1] = enter ? i : 0;
+        if (page != NULL) {
+            if (page->block[0] == want)
+                page->block[0] = enter ? i : 0;
+            else if (page->block[1] == want)
+                page->block[1] = enter ? i : 0;
+        }
+        retag_page(h, p, page);
     }
 }
 

@@ -76,8 +76,11 @@ typedef struct rp_privheap_page {
  * test is one load and a few compares.  An entry holds (page << 12 |
  * owner + 1) << 16 | first << 8 | last, first and last the 16-byte units
  * of the page the block covers whole (owners from 4,095 on get none).
- * Blocks that share a page, or pages whose entries collide, leave the
- * others to the page shadow. */
+ * Two blocks of one owner side by side on a page share its tag, the
+ * allocator's bytes between them included (only the allocator touches
+ * those, and only through the owner's blocks); blocks of two owners on a
+ * page, or pages whose entries collide, leave the others to the page
+ * shadow. */
 #define RP_PRIVHEAP_TAG_BITS 16
 #define RP_PRIVHEAP_TAG_OWNERS ((uint32_t)1 << 12)
 
@@ -151,31 +154,46 @@ static inline uint32_t privheap_find(rp_privheap *h, uint64_t addr)
     return 0;
 }
 
-/* Whether [addr, addr + size) lies in one private block of tid's, by the
- * tag of its page alone (false when the tag is another page's or
- * another owner's): a few loads and compares. */
-static inline bool privheap_tag_owns(const rp_privheap *h, uint32_t tid, uint64_t addr,
+/* tid's key to the page tags: the tag of a page one of its private
+ * blocks covers whole, less the page number (owner + 1, first unit 0,
+ * last unit 255).  Owners from 4,095 on get a key with owner 0, which no
+ * tag holds. */
+static inline uint64_t privheap_tag_key(uint32_t tid)
+{
+    uint64_t owner = tid + 1 < RP_PRIVHEAP_TAG_OWNERS ? (uint64_t)tid + 1 : 0;
+
+    return owner << 16 | (((uint64_t)1 << (RP_PRIVHEAP_PAGE_BITS - 4)) - 1);
+}
+
+/* Whether [addr, addr + size) lies in private blocks of the owner of
+ * `key` (privheap_tag_key): in one, or in two side by side and the bytes
+ * between them (as the tags say), by the tag of its page alone (false
+ * when the tag is another page's or another owner's).  The common case, a page the
+ * block covers whole, is one compare: the expected tag is made from the
+ * page of the access's last byte, so an access that runs into the next
+ * page fails it and goes to the units' test, which refuses it. */
+static inline bool privheap_tag_owns(const rp_privheap *h, uint64_t key, uint64_t addr,
                                      uint64_t size)
 {
     uint64_t page_number = addr >> RP_PRIVHEAP_PAGE_BITS;
     uint64_t tag = h->tags[page_number & h->tag_mask];
     uint64_t offset = addr & (((uint64_t)1 << RP_PRIVHEAP_PAGE_BITS) - 1);
 
-    return tid + 1 < RP_PRIVHEAP_TAG_OWNERS && tag >> 16 == ((page_number << 12) | (tid + 1))
+    if (tag == ((((addr + size - 1) >> RP_PRIVHEAP_PAGE_BITS) << 12) << 16 | key))
+        return true;
+    return key >> 16 != 0 && tag >> 16 == ((page_number << 12) | key >> 16)
         && offset >> 4 >= ((tag >> 8) & 0xff) && (offset + size - 1) >> 4 <= (tag & 0xff);
 }
 
-/* Whether [addr, addr + size) lies in one private block of tid's, answered
- * from the shadow's cache alone (false when the page's chunk is not in
- * it): the access helpers' first test, which must call nothing.  size is
- * an access's, less than a block's. */
-static inline bool privheap_owns_cached(const rp_privheap *h, uint32_t tid, uint64_t addr,
-                                        uint64_t size)
+/* Whether [addr, addr + size) lies in one private block of tid's, by the
+ * page shadow's cache alone (false when the page's chunk is not in it):
+ * what answers when the page's tag does not.  size is an access's, less
+ * than a block's. */
+static inline bool privheap_page_owns_cached(const rp_privheap *h, uint32_t tid, uint64_t addr,
+                                             uint64_t size)
 {
     const rp_privheap_page *page;
 
-    if (privheap_tag_owns(h, tid, addr, size))
-        return true;
     if (!privheap_in_envelope(h, addr))
         return false;
     page = shadow_slot_if_cached(&h->pages, addr >> RP_PRIVHEAP_PAGE_BITS);
@@ -188,6 +206,18 @@ static inline bool privheap_owns_cached(const rp_privheap *h, uint32_t tid, uint
             return b->owner == tid && addr - b->lo <= b->hi - b->lo - size;
     }
     return false;
+}
+
+/* Whether [addr, addr + size) lies in tid's private blocks (as
+ * privheap_tag_owns says) or in one of them, answered from the tags and
+ * the shadow's cache alone: the access helpers' first
+ * test, which must call nothing (the helpers make it in its two parts,
+ * with the running thread's key kept ready). */
+static inline bool privheap_owns_cached(const rp_privheap *h, uint32_t tid, uint64_t addr,
+                                        uint64_t size)
+{
+    return privheap_tag_owns(h, privheap_tag_key(tid), addr, size)
+        || privheap_page_owns_cached(h, tid, addr, size);
 }
 
 /* The owner of the private block holding addr, or RP_PRIVHEAP_NONE. */

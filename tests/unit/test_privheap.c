@@ -253,6 +253,65 @@ static void many_owners(void **state)
     privheap_fini(&h);
 }
 
+/* A page a block covers whole answers by one compare with the owner's
+ * key; an access that runs on into the next page, not the block's, does
+ * not (the expected tag is made from its last byte's page). */
+static void whole_pages_by_one_compare(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(PAGE);
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 3, a, 2 * PAGE);
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(3), a, 8));
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(3), a + 2 * PAGE - 8, 8));
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(3), a + PAGE - 4, 4));
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(2), a + 8, 8));
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(3), a + 2 * PAGE - 4, 8));
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(3), a + 2 * PAGE, 8));
+    /* Owners from 4,095 on have a key no tag holds, not even an empty
+     * one. */
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(4095), at(0), 8));
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(4095 + 3), a, 8));
+    privheap_fini(&h);
+}
+
+/* Two blocks of one owner side by side share their boundary page's tag;
+ * of two owners, or with room for another block between them, they do
+ * not; when one goes, the page answers for the other alone. */
+static void side_by_side_blocks_share_a_tag(void **state)
+{
+    rp_privheap h;
+    uint64_t a = at(PAGE + 1024), b = a + 2 * PAGE + 16, c = b + 2 * PAGE + 64;
+    uint64_t shared_page_b = b - 512, shared_page_c = c - 512;
+
+    (void)state;
+    start(&h);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_block_new(&h, 1, b, 2 * PAGE);
+    privheap_block_new(&h, 1, c, 2 * PAGE);
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(1), shared_page_b, 8));
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(1), b + 512, 8));
+    /* c lies 64 bytes past b: another block may be between them. */
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(1), shared_page_c, 8)
+                != privheap_tag_owns(&h, privheap_tag_key(1), c + 512, 8));
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(1), c - 32, 8));
+    privheap_block_gone(&h, a);
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(1), shared_page_b, 8));
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(1), b + 512, 8));
+    privheap_fini(&h);
+
+    start(&h);
+    privheap_block_new(&h, 1, a, 2 * PAGE);
+    privheap_block_new(&h, 2, b, 2 * PAGE);
+    assert_true(privheap_tag_owns(&h, privheap_tag_key(1), shared_page_b, 8)
+                != privheap_tag_owns(&h, privheap_tag_key(2), b + 512, 8));
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(2), shared_page_b, 8));
+    assert_false(privheap_tag_owns(&h, privheap_tag_key(1), b + 512, 8));
+    privheap_fini(&h);
+}
+
 static void frees_and_reuse(void **state)
 {
     rp_privheap h;
@@ -353,13 +412,14 @@ typedef struct model_block {
     uint32_t owner;
 } model_block;
 
-/* Blocks of 3 pages less 8 bytes, one after the other: a block ends in
- * the page where the next starts. */
-#define BLOCK_SIZE (3 * PAGE - 8)
+/* Blocks of 3 pages less 16 bytes, one after the other, side by side:
+ * a block ends a quarter into the page where the next starts, so that
+ * two blocks of one owner share that page's tag. */
+#define BLOCK_SIZE (3 * PAGE - 16)
 
 static uint64_t block_lo(unsigned k)
 {
-    return at(16 + (uint64_t)k * 3 * PAGE);
+    return at(1024 + (uint64_t)k * 3 * PAGE);
 }
 
 static model_block model[N_BLOCKS];
@@ -406,15 +466,26 @@ static void scrub_pointers_to(unsigned k)
     }
 }
 
+static bool private_to(unsigned k, uint32_t tid)
+{
+    return model[k].live && !model[k].escaped && model[k].owner == tid;
+}
+
 /* The helpers' test: an access it answers for lies wholly in a live
- * block of the model's that is private to tid. */
+ * block of the model's that is private to tid, or in two side by side
+ * and the allocator's bytes between them. */
 static void check_owns_cached(rp_privheap *h, uint64_t addr, uint64_t size, uint32_t tid)
 {
     if (!privheap_owns_cached(h, tid, addr, size))
         return;
     for (unsigned k = 0; k < N_BLOCKS; k++)
         if (addr >= block_lo(k) && addr + size <= block_lo(k) + BLOCK_SIZE) {
-            assert_true(model[k].live && !model[k].escaped && model[k].owner == tid);
+            assert_true(private_to(k, tid));
+            return;
+        }
+    for (unsigned k = 0; k + 1 < N_BLOCKS; k++)
+        if (addr >= block_lo(k) && addr + size <= block_lo(k + 1) + BLOCK_SIZE) {
+            assert_true(private_to(k, tid) && private_to(k + 1, tid));
             return;
         }
     fail_msg("owns_cached answered for %#llx+%llu, in no block", (unsigned long long)addr,
@@ -514,6 +585,8 @@ int main(void)
         cmocka_unit_test(scans_and_owners),
         cmocka_unit_test(frame_addresses_are_told),
         cmocka_unit_test(many_owners),
+        cmocka_unit_test(whole_pages_by_one_compare),
+        cmocka_unit_test(side_by_side_blocks_share_a_tag),
         cmocka_unit_test(frees_and_reuse),
         cmocka_unit_test(reallocs_keep_what_blocks_hold),
         cmocka_unit_test(random_runs),
