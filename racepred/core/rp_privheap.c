@@ -24,10 +24,10 @@ void privheap_fini(rp_privheap *h)
     rp_free(h->work);
 }
 
-/* The tag's page number (rp_privheap.h: page << 12 | owner + 1, << 16). */
+/* The tag's page number (privheap_tag). */
 static uint64_t tag_page_number(uint64_t tag)
 {
-    return tag >> 28;
+    return tag >> 16 >> 12;
 }
 
 /* The 16-byte units of page p that private block i (index + 1) covers
@@ -84,7 +84,7 @@ static uint64_t page_tag(const rp_privheap *h, uint64_t p, const rp_privheap_pag
     if (!has[k])
         return 0;
     owner = h->blocks[page->block[k] - 1].owner;
-    return (((p << 12) | (owner + 1)) << 16) | first[k] << 8 | last[k];
+    return privheap_tag(p, owner + 1, first[k], last[k]);
 }
 
 /* Page p's tag made again from its shadow entry (NULL: no blocks).  An

@@ -154,6 +154,14 @@ static inline uint32_t privheap_find(rp_privheap *h, uint64_t addr)
     return 0;
 }
 
+/* A page tag as laid out above: the page number, owner + 1 (0: none),
+ * and the first and last units the block covers whole. */
+static inline uint64_t privheap_tag(uint64_t page_number, uint64_t owner, uint64_t first,
+                                    uint64_t last)
+{
+    return (((page_number << 12) | owner) << 16) | first << 8 | last;
+}
+
 /* tid's key to the page tags: the tag of a page one of its private
  * blocks covers whole, less the page number (owner + 1, first unit 0,
  * last unit 255).  Owners from 4,095 on get a key with owner 0, which no
@@ -162,7 +170,7 @@ static inline uint64_t privheap_tag_key(uint32_t tid)
 {
     uint64_t owner = tid + 1 < RP_PRIVHEAP_TAG_OWNERS ? (uint64_t)tid + 1 : 0;
 
-    return owner << 16 | (((uint64_t)1 << (RP_PRIVHEAP_PAGE_BITS - 4)) - 1);
+    return privheap_tag(0, owner, 0, ((uint64_t)1 << (RP_PRIVHEAP_PAGE_BITS - 4)) - 1);
 }
 
 /* Whether [addr, addr + size) lies in private blocks of the owner of
@@ -179,9 +187,9 @@ static inline bool privheap_tag_owns(const rp_privheap *h, uint64_t key, uint64_
     uint64_t tag = h->tags[page_number & h->tag_mask];
     uint64_t offset = addr & (((uint64_t)1 << RP_PRIVHEAP_PAGE_BITS) - 1);
 
-    if (tag == ((((addr + size - 1) >> RP_PRIVHEAP_PAGE_BITS) << 12) << 16 | key))
+    if (tag == (privheap_tag((addr + size - 1) >> RP_PRIVHEAP_PAGE_BITS, 0, 0, 0) | key))
         return true;
-    return key >> 16 != 0 && tag >> 16 == ((page_number << 12) | key >> 16)
+    return key >> 16 != 0 && tag >> 16 == privheap_tag(page_number, key >> 16, 0, 0) >> 16
         && offset >> 4 >= ((tag >> 8) & 0xff) && (offset + size - 1) >> 4 <= (tag & 0xff);
 }
 
